@@ -1,0 +1,292 @@
+"""World sub-commands: specs, classes, check, show, play, run, replay."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from nesyworld.world import (
+    ACTIONS,
+    CONTROLLERS,
+    ENTITIES,
+    Recorder,
+    Trajectory,
+    World,
+    load_spec,
+    replay,
+)
+from nesyworld.world.observations import default_palette, render_ascii, render_rgb
+
+console = Console()
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser("specs", help="list the shipped world specs")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=cmd_specs)
+
+    p = sub.add_parser("classes", help="list registered entity, action and controller classes")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=cmd_classes)
+
+    p = sub.add_parser("check", help="validate a world spec and summarise it")
+    p.add_argument("spec", help="a spec file or a shipped spec name (e.g. pogostick)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=cmd_check)
+
+    p = sub.add_parser("show", help="draw a world's initial state (ASCII, optionally PNG)")
+    p.add_argument("spec")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--png", metavar="FILE", help="also write the RGB rendering to FILE")
+    p.set_defaults(handler=cmd_show)
+
+    p = sub.add_parser("play", help="play a world from the keyboard in the terminal")
+    p.add_argument("spec")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--record", metavar="FILE", help="save the trajectory as JSON")
+    p.set_defaults(handler=cmd_play)
+
+    p = sub.add_parser("run", help="run an agent for some episodes and summarise")
+    p.add_argument("spec")
+    p.add_argument("--agent", choices=["scripted", "random"], default="scripted",
+                   help="scripted: the .plan shipped beside the spec; random: uniform actions")
+    p.add_argument("--episodes", type=int, default=1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--render", action="store_true", help="draw the map after every step")
+    p.add_argument("--record", metavar="FILE", help="save the first episode's trajectory")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.set_defaults(handler=cmd_run)
+
+    p = sub.add_parser("replay", help="replay a recorded trajectory and verify every state")
+    p.add_argument("trajectory")
+    p.add_argument("--render", action="store_true")
+    p.set_defaults(handler=cmd_replay)
+
+
+def _print_json(data: object) -> None:
+    sys.stdout.write(json.dumps(data, indent=1) + "\n")
+
+
+def cmd_specs(args: argparse.Namespace) -> int:
+    from nesyworld.domains import shipped_specs
+
+    rows = []
+    for name, path in shipped_specs().items():
+        spec = load_spec(path)
+        rows.append({"name": name, "path": str(path), "size": list(spec.map.size),
+                     "goal": dict(spec.goal), "description": spec.description})
+    if args.json:
+        _print_json(rows)
+        return 0
+    table = Table(title="shipped world specs")
+    for col in ("name", "size", "goal", "description"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["name"], "x".join(map(str, r["size"])), str(r["goal"]),
+                      r["description"])
+    console.print(table)
+    return 0
+
+
+def cmd_classes(args: argparse.Namespace) -> int:
+    import nesyworld.world.builtins  # noqa: F401
+
+    data = {
+        "entities": ENTITIES.names(),
+        "actions": ACTIONS.names(),
+        "controllers": CONTROLLERS.names(),
+    }
+    if args.json:
+        _print_json(data)
+        return 0
+    for kind, names in data.items():
+        console.print(f"[bold]{kind}[/bold]: {', '.join(names)}")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    spec = load_spec(args.spec)
+    world = World(spec, seed=0)
+    summary = {
+        "name": spec.name,
+        "source": spec.source,
+        "types": list(spec.entity_types),
+        "concrete_types": len(world.types),
+        "actions": list(spec.actions),
+        "grounded_actions": list(world.action_names()),
+        "recipes": list(spec.recipes),
+        "trades": list(spec.trades),
+        "agents": {n: a.controller or "main" for n, a in spec.agents.items()},
+        "goal": dict(spec.goal),
+        "operators": sum(len(a.operators()) for a in world.actions.values()),
+    }
+    if args.json:
+        _print_json(summary)
+        return 0
+    console.print(f"[green]ok[/green] {spec.source}: world '{spec.name}'")
+    for key in ("types", "actions", "recipes", "trades"):
+        console.print(f"  {key} ({len(summary[key])}): {', '.join(summary[key])}")
+    console.print(f"  grounded actions: {len(summary['grounded_actions'])}, "
+                  f"operators: {summary['operators']}, agents: {summary['agents']}, "
+                  f"goal: {summary['goal']}")
+    return 0
+
+
+def draw(world: World) -> str:
+    st = world.state
+    m = world.main
+    return render_ascii(st.grid, world.types.glyphs,
+                        [(int(st.pos[m, 0]), int(st.pos[m, 1]), int(st.facing[m]))])
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    world = World(args.spec, seed=args.seed)
+    print(draw(world))
+    print(world.describe())
+    legend = ", ".join(f"{g}={n}" for n, g in zip(world.types.names, world.types.glyphs,
+                                                   strict=True))
+    print(f"legend: {legend}; ^>v< = {world.agent_names[world.main]}")
+    if args.png:
+        import matplotlib.pyplot as plt
+
+        colors = np.array([c if c else default_palette([n])[0]
+                           for n, c in zip(world.types.names, world.types.colors, strict=True)],
+                          np.uint8)
+        st = world.state
+        agents = [(int(r), int(c), int(f)) for (r, c), f in zip(st.pos, st.facing, strict=True)]
+        plt.imsave(args.png, render_rgb(st.grid, colors, agents))
+        print(f"wrote {args.png}")
+    return 0
+
+
+KEYS = {"w": "move_forward", "s": "move_backward", "a": "move_left", "d": "move_right",
+        "q": "rotate_left", "e": "rotate_right", "b": "break", "c": "collect", "u": "use",
+        "p": "place", "n": "nop"}
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    world = World(args.spec, seed=args.seed)
+    rec = Recorder(world, args.seed)
+    names = world.action_names()
+    keys = {k: v for k, v in KEYS.items() if v in names}
+    help_text = ("keys: " + " ".join(f"{k}={v}" for k, v in keys.items())
+                 + "; a number or an action name for any action; ? lists them; x quits")
+    print(help_text)
+    while True:
+        print(draw(world))
+        print(world.describe())
+        if world.goal_reached():
+            print("goal reached!")
+            break
+        if world.state.gave_up or world.state.step >= world.spec.max_steps:
+            print("episode over")
+            break
+        try:
+            cmd = input("> ").strip()
+        except EOFError:
+            break
+        if cmd in ("x", "quit", "exit"):
+            break
+        if cmd == "?":
+            for i, n in enumerate(names):
+                print(f"{i:3d} {n}")
+            continue
+        action = keys.get(cmd, cmd)
+        if action.isdigit() and int(action) < len(names):
+            action = names[int(action)]
+        if action not in names:
+            print(f"unknown action '{cmd}'. {help_text}")
+            continue
+        outcome = rec.step(action)
+        print(f"{action}: " + ("ok" if outcome.ok else f"refused ({outcome.reason})"))
+    if args.record:
+        rec.trajectory.save(args.record)
+        print(f"trajectory saved to {args.record}")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from nesyworld.domains import scripted_solution
+
+    spec = load_spec(args.spec)
+    script = None
+    if args.agent == "scripted":
+        script = scripted_solution(args.spec) or scripted_solution(spec.name)
+        if script is None:
+            print(f"error: no scripted solution (.plan) ships with '{args.spec}'; "
+                  "use --agent random", file=sys.stderr)
+            return 2
+    world = World(spec)
+    episodes, successes, steps = [], 0, []
+    t0 = time.perf_counter()
+    total_steps = 0
+    for ep in range(args.episodes):
+        seed = args.seed + ep
+        rec = Recorder(world, seed)
+        rng = np.random.default_rng(seed)
+        n_actions = len(world.action_names())
+        i = 0
+        while not world.goal_reached() and not world.state.gave_up and (
+                world.state.step < spec.max_steps):
+            if script is not None:
+                if i >= len(script):
+                    break
+                action: int | str = script[i]
+            else:
+                action = int(rng.integers(n_actions))
+            outcome = rec.step(action)
+            i += 1
+            if not args.json and args.episodes == 1:
+                status = "ok" if outcome.ok else f"refused: {outcome.reason}"
+                print(f"{world.state.step:4d}  {outcome.action:32s} cost {outcome.cost:5.1f}  "
+                      f"{status}")
+                if args.render:
+                    print(draw(world))
+        success = world.goal_reached()
+        successes += success
+        steps.append(world.state.step)
+        total_steps += world.state.step
+        episodes.append({"seed": seed, "success": success, "steps": world.state.step,
+                         "inventory": world.inventory_dict()})
+        if args.record and ep == 0:
+            rec.trajectory.save(args.record)
+    wall = time.perf_counter() - t0
+    summary = {
+        "spec": spec.name,
+        "agent": args.agent,
+        "episodes": args.episodes,
+        "successes": successes,
+        "success_rate": successes / args.episodes,
+        "mean_steps": float(np.mean(steps)),
+        "wall_seconds": wall,
+        "steps_per_second": total_steps / wall if wall > 0 else None,
+    }
+    if args.json:
+        _print_json(summary)
+        return 0
+    table = Table(title=f"{args.agent} agent on {spec.name}")
+    for col in ("episodes", "success rate", "mean steps", "steps/s"):
+        table.add_column(col)
+    table.add_row(str(args.episodes), f"{summary['success_rate']:.2f}",
+                  f"{summary['mean_steps']:.1f}", f"{summary['steps_per_second']:.0f}")
+    console.print(table)
+    if args.episodes == 1:
+        console.print(f"final inventory: {episodes[0]['inventory']}")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    traj = Trajectory.load(args.trajectory)
+    world = replay(traj)
+    if args.render:
+        print(draw(world))
+    print(f"replayed {len(traj.actions)} actions of {traj.spec} (seed {traj.seed}): every "
+          f"state matches the recording; goal reached: {world.goal_reached()}")
+    return 0

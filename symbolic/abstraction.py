@@ -1,0 +1,151 @@
+"""The one abstraction from simulator states to symbolic states.
+
+The planner's initial state, the executor's effect monitor and the recovery learner's reward all
+call `abstract`, so they cannot drift apart (a flaw of the reference implementations). It reads
+the world's arrays directly and builds a small hashable value, cheap enough to call after every
+operator and usable as a cache key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from nesyworld.world import World
+from nesyworld.world.semantics import (
+    AIR,
+    FACING,
+    HOLDING,
+    INVENTORY,
+    WORLD,
+    CountAtLeast,
+    CountChange,
+    Distinct,
+    Fact,
+    SetFact,
+)
+
+
+@dataclass(frozen=True)
+class SymbolicState:
+    """Facts and counts over entity types, as NovelGym lifts them.
+
+    `world` and `inventory` hold one count per concrete type (in `names` order); `props` holds
+    the (property, type) pairs that are true for some entity of that type.
+    """
+
+    names: tuple[str, ...] = field(compare=False, hash=False, repr=False)
+    facing: int
+    holding: int
+    world: tuple[int, ...]
+    inventory: tuple[int, ...]
+    props: frozenset[tuple[str, int]] = frozenset()
+
+    # -- reading ---------------------------------------------------------------------------
+    def index(self, name: str) -> int:
+        return self.names.index(name)
+
+    def count(self, fluent: str, name: str) -> int:
+        values = self.world if fluent == WORLD else self.inventory
+        return values[self.names.index(name)]
+
+    def holds(self, fact: Fact) -> bool:
+        """A ground fact (no variables) is true here."""
+        (arg,) = fact.args
+        if fact.predicate == FACING:
+            value = self.names[self.facing] == arg
+        elif fact.predicate == HOLDING:
+            value = self.names[self.holding] == arg
+        else:
+            value = (fact.predicate, self.names.index(arg)) in self.props
+        return value != fact.negated
+
+    def satisfies(self, conditions: Any, binding: dict[str, str] | None = None) -> bool:
+        """Do ground (or bound) preconditions hold here?"""
+        b = binding or {}
+        for cond in conditions:
+            if isinstance(cond, Fact):
+                fact = Fact(cond.predicate, tuple(b.get(a, a) for a in cond.args), cond.negated)
+                if not self.holds(fact):
+                    return False
+            elif (isinstance(cond, CountAtLeast) and self.count(
+                    cond.fluent, b.get(cond.arg, cond.arg)) < cond.value) or (isinstance(cond, Distinct) and (
+                    b.get(cond.left, cond.left) == b.get(cond.right, cond.right))):
+                return False
+        return True
+
+    def facts(self) -> list[str]:
+        """Human-readable facts, e.g. for the `facts` observation or an explanation."""
+        out = [f"{FACING}({self.names[self.facing]})", f"{HOLDING}({self.names[self.holding]})"]
+        out += sorted(f"{p}({self.names[t]})" for p, t in self.props)
+        out += [f"{WORLD}({n})={v}" for n, v in zip(self.names, self.world, strict=True)
+                if v and n != AIR]
+        out += [f"{INVENTORY}({n})={v}" for n, v in zip(self.names, self.inventory,
+                                                          strict=True) if v]
+        return out
+
+    def diff(self, before: SymbolicState) -> list[str]:
+        """What changed since `before`, in the fact vocabulary."""
+        out = []
+        if self.facing != before.facing:
+            out.append(f"{FACING}: {self.names[before.facing]} -> {self.names[self.facing]}")
+        if self.holding != before.holding:
+            out.append(f"{HOLDING}: {self.names[before.holding]} -> {self.names[self.holding]}")
+        for fluent, new, old in ((WORLD, self.world, before.world),
+                                 (INVENTORY, self.inventory, before.inventory)):
+            for i, (a, b) in enumerate(zip(new, old, strict=True)):
+                if a != b and self.names[i] != AIR:
+                    out.append(f"{fluent}({self.names[i]}): {b} -> {a}")
+        for p, t in sorted(self.props - before.props):
+            out.append(f"{p}({self.names[t]}) became true")
+        for p, t in sorted(before.props - self.props):
+            out.append(f"{p}({self.names[t]}) became false")
+        return out
+
+    # -- applying declared effects ------------------------------------------------------------
+    def apply(self, effects: Any, binding: dict[str, str] | None = None) -> SymbolicState:
+        """The state the declared effects promise (deletes before adds, as in PDDL)."""
+        b = binding or {}
+        facing, holding = self.facing, self.holding
+        world, inv = list(self.world), list(self.inventory)
+        props = set(self.props)
+        for positive in (False, True):
+            for eff in effects:
+                if isinstance(eff, SetFact) and eff.value is positive:
+                    t = self.names.index(b.get(eff.args[0], eff.args[0]))
+                    if eff.predicate == FACING:
+                        facing = t if positive else (facing if facing != t else -1)
+                    elif eff.predicate == HOLDING:
+                        holding = t if positive else (holding if holding != t else -1)
+                    elif positive:
+                        props.add((eff.predicate, t))
+                    else:
+                        props.discard((eff.predicate, t))
+        for eff in effects:
+            if isinstance(eff, CountChange):
+                t = self.names.index(b.get(eff.arg, eff.arg))
+                (world if eff.fluent == WORLD else inv)[t] += eff.delta
+        return SymbolicState(self.names, facing, holding, tuple(world), tuple(inv),
+                             frozenset(props))
+
+
+def abstract(world: World, agent: int | None = None) -> SymbolicState:
+    """The symbolic state of `agent` (the main agent by default) in `world`."""
+    a = world.main if agent is None else agent
+    st = world.state
+    names = world.types.names
+    counts = np.bincount(st.grid.ravel(), minlength=len(names))
+    props: frozenset[tuple[str, int]] = frozenset()
+    if st.props:
+        props = frozenset((p, int(st.grid[cell])) for cell, values in st.props.items()
+                          for p, v in values.items() if v is True)
+    return SymbolicState(
+        names,
+        world.front_type(a),
+        int(st.selected[a]),
+        tuple(counts.tolist()),
+        tuple(st.inventory[a].tolist()),
+        props,
+    )

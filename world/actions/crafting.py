@@ -1,0 +1,159 @@
+"""Turning items into other items: craft (recipes) and trade (with NPC traders)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from nesyworld.world.actions.base import Action
+from nesyworld.world.actions.interact import count_changes, net, property_conditions
+from nesyworld.world.registry import ACTIONS
+from nesyworld.world.semantics import (
+    FACING,
+    INVENTORY,
+    Condition,
+    CountAtLeast,
+    Fact,
+    OperatorSchema,
+)
+from nesyworld.world.spec import RecipeSpec, TradeSpec
+
+if TYPE_CHECKING:
+    from nesyworld.world.world import World
+
+
+class _Exchange(Action):
+    """Inputs out of the inventory, outputs in, while facing the right partner."""
+
+    def entries(self) -> Sequence[RecipeSpec | TradeSpec]:
+        raise NotImplementedError
+
+    def partner(self, entry: RecipeSpec | TradeSpec) -> str | None:
+        raise NotImplementedError
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        entries = list(self.entries())
+        n = len(self.types)
+        self.need = np.zeros((len(entries), n), np.int32)
+        self.delta = np.zeros((len(entries), n), np.int32)
+        self.partner_id = np.full(len(entries), -1, np.int32)
+        for i, e in enumerate(entries):
+            for item, k in e.inputs.items():
+                self.need[i, self.types.id(item)] = k
+                self.delta[i, self.types.id(item)] -= k
+            for item, k in e.outputs.items():
+                self.delta[i, self.types.id(item)] += k
+            p = self.partner(e)
+            if p is not None:
+                self.partner_id[i] = self.types.id(p)
+        self._entries = entries
+        # plain-Python copies for `mask`, which runs every env step on a handful of entries
+        self._inputs = [[(int(t), int(k)) for t, k in enumerate(row) if k > 0] for row in self.need]
+        self._partners = self.partner_id.tolist()
+
+    def groundings(self) -> list[tuple[str, Any]]:
+        return [(e.name, i) for i, e in enumerate(self._entries)]
+
+    def check(self, world: World, agent: int, arg: Any) -> str | None:
+        st = world.state
+        entry = self._entries[arg]
+        p = self.partner_id[arg]
+        if p >= 0:
+            cell = world.front(agent)
+            if cell is None or st.grid[cell] != p:
+                return f"{entry.name} needs facing {world.types.names[p]}"
+            disabled = self._disabled(world, cell)
+            if disabled:
+                return disabled
+        missing = self.need[arg] - st.inventory[agent]
+        if (missing > 0).any():
+            i = int(np.argmax(missing > 0))
+            return f"{entry.name} needs {self.need[arg, i]} {world.types.names[i]}"
+        return None
+
+    def _disabled(self, world: World, cell: tuple[int, int]) -> str | None:
+        name = world.types.names[world.state.grid[cell]]
+        props = world.state.props.get(cell, {})
+        for prop, value in world.spec.entity_types[name].disabled_when.items():
+            if props.get(prop) == value:
+                return f"{name} cannot be used while {prop}={value}"
+        return None
+
+    def apply(self, world: World, agent: int, arg: Any) -> float:
+        world.state.inventory[agent] += self.delta[arg]
+        return self.cost
+
+    def mask(self, world: World, agent: int, args: Sequence[Any]) -> np.ndarray:
+        """`check` without messages, in plain Python: numpy's per-call overhead dominates
+        on arrays this small."""
+        st = world.state
+        inv = st.inventory[agent].tolist()
+        cell = world.front(agent)
+        front = -1 if cell is None else int(st.grid[cell])
+        usable: bool | None = None
+        out = []
+        for a in args:
+            p = self._partners[a]
+            if p >= 0:
+                if p != front:
+                    out.append(False)
+                    continue
+                if usable is None:
+                    usable = self._disabled(world, cell) is None  # type: ignore[arg-type]
+                if not usable:
+                    out.append(False)
+                    continue
+            out.append(all(inv[t] >= k for t, k in self._inputs[a]))
+        return np.array(out, bool)
+
+    def operators(self) -> list[OperatorSchema]:
+        ops = []
+        for e in self._entries:
+            pre: list[Condition] = [CountAtLeast(INVENTORY, k, v) for k, v in e.inputs.items()]
+            p = self.partner(e)
+            if p is not None:
+                pre.insert(0, Fact(FACING, (p,)))
+                pre += property_conditions(
+                    p, {k: not v if isinstance(v, bool) else v
+                        for k, v in self.world_spec.entity_types[p].disabled_when.items()})
+            ops.append(OperatorSchema(
+                name=f"{self.name}_{e.name}",
+                params=(),
+                preconditions=tuple(pre),
+                effects=tuple(count_changes(INVENTORY, net(e.inputs, e.outputs))),
+                action=f"{self.name}_{e.name}",
+                provenance=f"{self.kind} '{e.name}' via action '{self.name}'",
+                cost=self.cost,
+            ))
+        return ops
+
+    kind = "entry"
+
+
+@ACTIONS.register("craft")
+class Craft(_Exchange):
+    """Craft a recipe; recipes with a station need it in front."""
+
+    kind = "recipe"
+
+    def entries(self) -> Sequence[RecipeSpec]:
+        return list(self.world_spec.recipes.values())
+
+    def partner(self, entry: RecipeSpec | TradeSpec) -> str | None:
+        return entry.station  # type: ignore[union-attr]
+
+
+@ACTIONS.register("trade")
+class Trade(_Exchange):
+    """Trade with a trader agent of the trade's type, which must be in front."""
+
+    kind = "trade"
+
+    def entries(self) -> Sequence[TradeSpec]:
+        return list(self.world_spec.trades.values())
+
+    def partner(self, entry: RecipeSpec | TradeSpec) -> str | None:
+        return entry.trader  # type: ignore[union-attr]

@@ -1,0 +1,212 @@
+"""Acting on the thing in front: break, collect, use."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from nesyworld.world.actions.base import Action
+from nesyworld.world.registry import ACTIONS
+from nesyworld.world.semantics import (
+    FACING,
+    HOLDING,
+    INVENTORY,
+    WORLD,
+    Condition,
+    CountAtLeast,
+    CountChange,
+    Effect,
+    Fact,
+    OperatorSchema,
+    SetFact,
+)
+from nesyworld.world.spec import InteractionRule
+
+if TYPE_CHECKING:
+    from nesyworld.world.world import World
+
+
+def property_conditions(type_name: str, values: dict[str, Any] | Any) -> list[Condition]:
+    """Boolean property requirements as (possibly negated) facts; others are not symbolic."""
+    return [Fact(prop, (type_name,), negated=not v) for prop, v in values.items()
+            if isinstance(v, bool)]
+
+
+def tool_conditions(tool: str | None) -> list[Condition]:
+    if tool is None:
+        return []
+    return [Fact(HOLDING, (tool,)), CountAtLeast(INVENTORY, tool, 1)]
+
+
+def count_changes(fluent: str, deltas: dict[str, int]) -> list[Effect]:
+    return [CountChange(fluent, k, v) for k, v in deltas.items() if v != 0]
+
+
+def net(consumes: Any, gives: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for k, v in consumes.items():
+        out[k] = out.get(k, 0) - v
+    for k, v in gives.items():
+        out[k] = out.get(k, 0) + v
+    return out
+
+
+def replace_facing(old: str, new: str) -> list[Effect]:
+    if old == new:
+        return []
+    return [SetFact(FACING, (old,), False), SetFact(FACING, (new,), True),
+            CountChange(WORLD, old, -1), CountChange(WORLD, new, 1)]
+
+
+@ACTIONS.register("break")
+class Break(Action):
+    """Break the block in front; its drops go straight to the inventory (auto-pickup)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        spec, types = self.world_spec, self.types
+        n = len(types)
+        self.tool = np.full(n, -1, np.int32)
+        self.drops = np.zeros((n, n), np.int32)
+        for i, name in enumerate(types.names):
+            et = spec.entity_types[name]
+            if et.break_tool:
+                self.tool[i] = types.id(et.break_tool)
+            for item, k in et.drops.items():
+                self.drops[i, types.id(item)] = k
+
+    def check(self, world: World, agent: int, arg: Any) -> str | None:
+        cell = world.front(agent)
+        if cell is None:
+            return "nothing in front"
+        tid = int(world.state.grid[cell])
+        name = world.types.names[tid]
+        et = world.spec.entity_types[name]
+        if not et.breakable:
+            return "nothing in front" if tid == 0 else f"{name} cannot be broken"
+        tool = self.tool[tid]
+        st = world.state
+        if tool >= 0 and (st.selected[agent] != tool or st.inventory[agent, tool] < 1):
+            return f"breaking {name} needs {world.types.names[tool]} selected"
+        return None
+
+    def apply(self, world: World, agent: int, arg: Any) -> float:
+        cell = world.front(agent)
+        tid = int(world.state.grid[cell])  # type: ignore[index]
+        et = world.spec.entity_types[world.types.names[tid]]
+        leaves = world.types.id(et.leaves)
+        world.set_cell(cell, leaves)  # type: ignore[arg-type]
+        world.state.inventory[agent] += self.drops[tid]
+        if et.on_break is not None:
+            world.schedule(et.on_break.after, cell, world.types.id(et.on_break.spawn),  # type: ignore[arg-type]
+                           expect=leaves)
+        return self.cost
+
+    def operators(self) -> list[OperatorSchema]:
+        ops = []
+        for name in self.world_spec.concrete_types:
+            et = self.world_spec.entity_types[name]
+            if not et.breakable:
+                continue
+            suffix = f"_with_{et.break_tool}" if et.break_tool else ""
+            ops.append(OperatorSchema(
+                name=f"{self.name}_{name}{suffix}",
+                params=(),
+                preconditions=(Fact(FACING, (name,)), *tool_conditions(et.break_tool)),
+                effects=(*replace_facing(name, et.leaves),
+                         *count_changes(INVENTORY, dict(et.drops))),
+                action=self.name,
+                provenance=f"action '{self.name}' ({self.registered_name}) on entity type "
+                           f"'{name}'",
+                cost=self.cost,
+            ))
+        return ops
+
+
+class _Interaction(Action):
+    """Shared logic of collect and use: both apply an InteractionRule of the faced type."""
+
+    RULE: str = ""
+
+    def rule_of(self, world: World, tid: int) -> InteractionRule | None:
+        return getattr(world.spec.entity_types[world.types.names[tid]], self.RULE)
+
+    def check(self, world: World, agent: int, arg: Any) -> str | None:
+        cell = world.front(agent)
+        if cell is None:
+            return "nothing in front"
+        st = world.state
+        tid = int(st.grid[cell])
+        name = world.types.names[tid]
+        rule = self.rule_of(world, tid)
+        if rule is None:
+            return f"nothing to {self.RULE} from {name}" if tid else "nothing in front"
+        if rule.holding is not None:
+            hid = world.types.id(rule.holding)
+            if st.selected[agent] != hid or st.inventory[agent, hid] < 1:
+                return f"{self.RULE} on {name} needs {rule.holding} selected"
+        props = st.props.get(cell, {})
+        for prop, value in rule.when.items():
+            if props.get(prop) != value:
+                return f"{name} is not {prop}={value}"
+        for item, k in rule.consumes.items():
+            if st.inventory[agent, world.types.id(item)] < k:
+                return f"{self.RULE} on {name} needs {k} {item}"
+        return None
+
+    def apply(self, world: World, agent: int, arg: Any) -> float:
+        st = world.state
+        cell = world.front(agent)
+        tid = int(st.grid[cell])  # type: ignore[index]
+        rule = self.rule_of(world, tid)
+        assert rule is not None
+        for item, k in rule.consumes.items():
+            st.inventory[agent, world.types.id(item)] -= k
+        for item, k in rule.gives.items():
+            st.inventory[agent, world.types.id(item)] += k
+        if rule.sets:
+            st.props.setdefault(cell, {}).update(rule.sets)  # type: ignore[arg-type]
+        if rule.removes:
+            world.set_cell(cell, world.types.id(rule.becomes))  # type: ignore[arg-type]
+        return self.cost
+
+    def operators(self) -> list[OperatorSchema]:
+        ops = []
+        for name in self.world_spec.concrete_types:
+            rule = getattr(self.world_spec.entity_types[name], self.RULE)
+            if rule is None:
+                continue
+            pre: list[Condition] = [Fact(FACING, (name,)), *tool_conditions(rule.holding),
+                                    *property_conditions(name, rule.when)]
+            pre += [CountAtLeast(INVENTORY, k, v) for k, v in rule.consumes.items()]
+            eff: list[Effect] = count_changes(INVENTORY, net(rule.consumes, rule.gives))
+            eff += [SetFact(prop, (name,), v) for prop, v in rule.sets.items()
+                    if isinstance(v, bool)]
+            if rule.removes:
+                eff += replace_facing(name, rule.becomes)
+            ops.append(OperatorSchema(
+                name=f"{self.name}_{name}",
+                params=(),
+                preconditions=tuple(pre),
+                effects=tuple(eff),
+                action=self.name,
+                provenance=f"action '{self.name}' ({self.registered_name}) with the "
+                           f"'{self.RULE}' rule of entity type '{name}'",
+                cost=self.cost,
+            ))
+        return ops
+
+
+@ACTIONS.register("collect")
+class Collect(_Interaction):
+    """Take what the faced entity yields (rubber from a tree with a tree tap)."""
+
+    RULE = "collect"
+
+
+@ACTIONS.register("use")
+class Use(_Interaction):
+    """Use the selected item on the faced entity (a water bucket on a burning table)."""
+
+    RULE = "use"

@@ -1,0 +1,148 @@
+"""Handling items: select, deselect, place."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from nesyworld.world.actions.base import Action
+from nesyworld.world.actions.movement import ROOT_TYPE
+from nesyworld.world.registry import ACTIONS
+from nesyworld.world.semantics import (
+    AIR,
+    FACING,
+    HOLDING,
+    INVENTORY,
+    WORLD,
+    CountAtLeast,
+    CountChange,
+    Distinct,
+    Fact,
+    OperatorSchema,
+    Param,
+    SetFact,
+)
+
+if TYPE_CHECKING:
+    from nesyworld.world.world import World
+
+
+def _ids(action: Action, args: Sequence[Any]) -> np.ndarray:
+    """`args` as an index array, converted once: the mask passes the same list every step."""
+    cached = action.__dict__.get("_ids_cache")
+    if cached is None or cached[0] is not args:
+        cached = action._ids_cache = (args, np.asarray(args, dtype=np.intp))  # type: ignore[attr-defined]
+    return cached[1]
+
+
+@ACTIONS.register("select")
+class Select(Action):
+    """Hold an item from the inventory (tools must be held to be used)."""
+
+    def groundings(self) -> list[tuple[str, Any]]:
+        return [(t, self.types.id(t)) for t in self.item_types()]
+
+    def check(self, world: World, agent: int, arg: Any) -> str | None:
+        st = world.state
+        if st.inventory[agent, arg] < 1:
+            return f"no {world.types.names[arg]} in the inventory"
+        if st.selected[agent] == arg:
+            return f"{world.types.names[arg]} is already selected"
+        return None
+
+    def apply(self, world: World, agent: int, arg: Any) -> float:
+        world.state.selected[agent] = arg
+        return self.cost
+
+    def mask(self, world: World, agent: int, args: Sequence[Any]) -> np.ndarray:
+        ids = _ids(self, args)
+        st = world.state
+        return (st.inventory[agent, ids] >= 1) & (ids != st.selected[agent])
+
+    def operators(self) -> list[OperatorSchema]:
+        return [
+            OperatorSchema(
+                name=f"select_{item}",
+                params=(Param("?prev", ROOT_TYPE),),
+                preconditions=(Fact(HOLDING, ("?prev",)), Distinct("?prev", item),
+                               CountAtLeast(INVENTORY, item, 1)),
+                effects=(SetFact(HOLDING, ("?prev",), False), SetFact(HOLDING, (item,), True)),
+                action=f"{self.name}_{item}",
+                provenance=f"action '{self.name}' ({self.registered_name}) -> {item}",
+                cost=self.cost,
+            )
+            for item in self.item_types()
+        ]
+
+
+@ACTIONS.register("deselect")
+class Deselect(Action):
+    """Empty the hands."""
+
+    def check(self, world: World, agent: int, arg: Any) -> str | None:
+        return "nothing is selected" if world.state.selected[agent] == 0 else None
+
+    def apply(self, world: World, agent: int, arg: Any) -> float:
+        world.state.selected[agent] = 0
+        return self.cost
+
+    def operators(self) -> list[OperatorSchema]:
+        return [OperatorSchema(
+            name=self.name,
+            params=(Param("?prev", ROOT_TYPE),),
+            preconditions=(Fact(HOLDING, ("?prev",)), Distinct("?prev", AIR)),
+            effects=(SetFact(HOLDING, ("?prev",), False), SetFact(HOLDING, (AIR,), True)),
+            action=self.name,
+            provenance=f"action '{self.name}' ({self.registered_name})",
+            cost=self.cost,
+        )]
+
+
+@ACTIONS.register("place")
+class Place(Action):
+    """Put one of the selected item in the empty cell in front."""
+
+    def placeable(self) -> list[str]:
+        spec = self.world_spec
+        return [t for t in self.item_types() if spec.entity_types[t].placeable]
+
+    def check(self, world: World, agent: int, arg: Any) -> str | None:
+        st = world.state
+        held = int(st.selected[agent])
+        if held == 0:
+            return "nothing is selected"
+        name = world.types.names[held]
+        if not world.spec.entity_types[name].placeable:
+            return f"{name} cannot be placed"
+        if st.inventory[agent, held] < 1:
+            return f"no {name} left in the inventory"
+        cell = world.front(agent)
+        if cell is None or st.grid[cell] != 0:
+            return "the cell in front is not empty"
+        return None
+
+    def apply(self, world: World, agent: int, arg: Any) -> float:
+        st = world.state
+        held = int(st.selected[agent])
+        st.inventory[agent, held] -= 1
+        world.set_cell(world.front(agent), held)  # type: ignore[arg-type]
+        return self.cost
+
+    def operators(self) -> list[OperatorSchema]:
+        return [
+            OperatorSchema(
+                name=f"{self.name}_{item}",
+                params=(),
+                preconditions=(Fact(FACING, (AIR,)), Fact(HOLDING, (item,)),
+                               CountAtLeast(INVENTORY, item, 1)),
+                effects=(SetFact(FACING, (AIR,), False), SetFact(FACING, (item,), True),
+                         CountChange(INVENTORY, item, -1), CountChange(WORLD, item, 1),
+                         CountChange(WORLD, AIR, -1)),
+                action=self.name,
+                provenance=f"action '{self.name}' ({self.registered_name}) of {item}",
+                cost=self.cost,
+            )
+            for item in self.placeable()
+        ]

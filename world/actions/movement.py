@@ -1,0 +1,282 @@
+"""Moving and turning: primitive moves, rotations, and the approach macro."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from nesyworld.world.actions.base import Action
+from nesyworld.world.registry import ACTIONS
+from nesyworld.world.semantics import (
+    FACING,
+    WORLD,
+    CountAtLeast,
+    Fact,
+    OperatorSchema,
+    Param,
+    SetFact,
+)
+from nesyworld.world.state import DIRECTIONS
+
+if TYPE_CHECKING:
+    from nesyworld.world.world import World
+
+ROOT_TYPE = "physobj"
+RELATIVE = {"forward": 0, "right": 1, "backward": 2, "left": 3}
+_STEPS: tuple[tuple[int, int], ...] = tuple((int(r), int(c)) for r, c in DIRECTIONS)
+
+
+@ACTIONS.register("move")
+class Move(Action):
+    """One cell relative to the facing direction (facing is kept); refused into solid cells."""
+
+    PARAMS: ClassVar[dict[str, Any]] = {"direction": tuple(RELATIVE)}
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.offset = RELATIVE[self.spec.params.get("direction", "forward")]
+
+    def _target(self, world: World, agent: int) -> tuple[int, int] | None:
+        # plain ints, not numpy arithmetic: the action mask asks this of every move each step
+        st = world.state
+        dr, dc = _STEPS[(st.facing.item(agent) + self.offset) % 4]
+        r, c = st.pos.item(agent, 0) + dr, st.pos.item(agent, 1) + dc
+        h, w = st.grid.shape
+        if 0 <= r < h and 0 <= c < w:
+            return r, c
+        return None
+
+    def check(self, world: World, agent: int, arg: Any) -> str | None:
+        cell = self._target(world, agent)
+        if cell is None:
+            return "the edge of the map is in the way"
+        tid = world.state.grid[cell]
+        if not world.types.passable[tid]:
+            return f"{world.types.names[tid]} blocks the way"
+        return None
+
+    def apply(self, world: World, agent: int, arg: Any) -> float:
+        world.move_agent(agent, self._target(world, agent))  # type: ignore[arg-type]
+        return self.cost
+
+    def mask(self, world: World, agent: int, args: Sequence[Any]) -> np.ndarray:
+        """`check` without building refusal messages."""
+        cell = self._target(world, agent)
+        ok = cell is not None and bool(world.types.passable[world.state.grid[cell]])
+        return np.array([ok] * len(args), bool)
+
+
+@ACTIONS.register("rotate")
+class Rotate(Action):
+    """Turn 90 degrees in place."""
+
+    PARAMS: ClassVar[dict[str, Any]] = {"direction": ("left", "right")}
+
+    def apply(self, world: World, agent: int, arg: Any) -> float:
+        turn = 1 if self.spec.params.get("direction", "right") == "right" else 3
+        world.state.facing[agent] = (world.state.facing[agent] + turn) % 4
+        return self.cost
+
+    def mask(self, world: World, agent: int, args: Sequence[Any]) -> np.ndarray:
+        return np.ones(len(args), bool)
+
+
+@ACTIONS.register("approach")
+class Approach(Action):
+    """Walk the shortest path to the nearest reachable thing of a type and face it.
+
+    One env step whose cost is the path length (at least the action's own cost). Other agents
+    are obstacles; when none of the type is reachable the action is refused.
+    """
+
+    PARAMS: ClassVar[dict[str, Any]] = {"targets": list}
+
+    def groundings(self) -> list[tuple[str, Any]]:
+        return [(t, self.types.id(t)) for t in self.targets()]
+
+    def targets(self) -> list[str]:
+        spec = self.world_spec
+        if "targets" in self.spec.params:
+            return [t for t in self.spec.params["targets"] if t in self.types.index]
+        main_type = spec.agents[spec.main_agent].type
+        trader_types = {t.trader for t in spec.trades.values()}
+        stations = {r.station for r in spec.recipes.values() if r.station}
+        out = []
+        for name in spec.concrete_types:
+            et = spec.entity_types[name]
+            if name == main_type or not et.blocks_movement:
+                continue
+            if (et.breakable or et.collect or et.use or name in trader_types
+                    or name in stations or et.cls in ("station", "actor")):
+                out.append(name)
+        return out
+
+    def check(self, world: World, agent: int, arg: Any) -> str | None:
+        return None if self._plan(world, agent, arg) is not None else (
+            f"no reachable {world.types.names[arg]}")
+
+    def execute(self, world: World, agent: int, arg: Any) -> float:
+        # check and apply share one path search, so do both here
+        found = self._plan(world, agent, arg)
+        if found is None:
+            from nesyworld.world.errors import ActionRefused
+
+            raise ActionRefused(f"no reachable {world.types.names[arg]}")
+        path, facing = found
+        if path:
+            world.move_agent(agent, path[-1])
+        world.state.facing[agent] = facing
+        return max(self.cost, float(len(path)))
+
+    def _plan(self, world: World, agent: int, tid: int) -> tuple[list, int] | None:
+        st = world.state
+        targets = st.grid == tid
+        if not targets.any():
+            return None
+        start = (int(st.pos[agent, 0]), int(st.pos[agent, 1]))
+        targets[start] = False
+        return _path_to_adjacent(world.passable_mask(), start, targets)
+
+    def mask(self, world: World, agent: int, args: Sequence[Any]) -> np.ndarray:
+        """Types adjacent to the agent's connected region; other agents count as floor here,
+        so the mask is cheap to keep per static map version."""
+        labels, adjacent = _regions(world)
+        st = world.state
+        region = labels[st.pos[agent, 0], st.pos[agent, 1]]
+        near = adjacent[region].copy()
+        for i in range(len(st.pos)):  # agents inside or next to the region
+            if i != agent and _touches(labels, st.pos[i], region):
+                near[st.grid[st.pos[i, 0], st.pos[i, 1]]] = True
+        return near[_ids(self, args)]
+
+    def operators(self) -> list[OperatorSchema]:
+        ops = []
+        for target in self.targets():
+            ops.append(OperatorSchema(
+                name=f"approach_{target}",
+                params=(Param("?from", ROOT_TYPE),),
+                preconditions=(Fact(FACING, ("?from",)), CountAtLeast(WORLD, target, 1)),
+                effects=(SetFact(FACING, ("?from",), False), SetFact(FACING, (target,), True)),
+                action=f"{self.name}_{target}",
+                provenance=f"action '{self.name}' ({self.registered_name}) -> {target}",
+                cost=self.cost,
+                macro=True,
+            ))
+        return ops
+
+
+def _ids(action: Action, args: Sequence[Any]) -> np.ndarray:
+    """`args` as an index array, converted once: the mask passes the same list every step."""
+    cached = action.__dict__.get("_ids_cache")
+    if cached is None or cached[0] is not args:
+        cached = action._ids_cache = (args, np.asarray(args, dtype=np.intp))  # type: ignore[attr-defined]
+    return cached[1]
+
+
+def _touches(labels: np.ndarray, pos: np.ndarray, region: int) -> bool:
+    h, w = labels.shape
+    r, c = int(pos[0]), int(pos[1])
+    if labels[r, c] == region:
+        return True
+    for dr, dc in ((-1, 0), (0, 1), (1, 0), (0, -1)):
+        nr, nc = r + dr, c + dc
+        if 0 <= nr < h and 0 <= nc < w and labels[nr, nc] == region:
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=8)
+def _neighbours(h: int, w: int) -> tuple[tuple[int, int, int, int], ...]:
+    """Flat indices of each cell's 4-neighbours in N, E, S, W order, -1 past the edge."""
+    out = []
+    for cur in range(h * w):
+        r, c = divmod(cur, w)
+        out.append((cur - w if r > 0 else -1, cur + 1 if c < w - 1 else -1,
+                    cur + w if r < h - 1 else -1, cur - 1 if c > 0 else -1))
+    return tuple(out)
+
+
+def _path_to_adjacent(
+    passable: np.ndarray, start: tuple[int, int], targets: np.ndarray
+) -> tuple[list[tuple[int, int]], int] | None:
+    """`pathfinding.path_to_adjacent`, same search order and so the same path and facing,
+    on flat lists with a cached neighbour table: approach runs it every time it is taken,
+    and the per-cell bounds checks and divmods were most of an env step."""
+    h, w = passable.shape
+    nbrs = _neighbours(h, w)
+    tgt = targets.ravel().tolist()
+    s = start[0] * w + start[1]
+    for d, nb in enumerate(nbrs[s]):
+        if nb >= 0 and tgt[nb]:
+            return [], d
+    near = np.zeros_like(targets)  # cells with a target among their 4-neighbours
+    near[1:, :] |= targets[:-1, :]
+    near[:-1, :] |= targets[1:, :]
+    near[:, 1:] |= targets[:, :-1]
+    near[:, :-1] |= targets[:, 1:]
+    near_flat = near.ravel().tolist()
+    free = passable.ravel().tolist()
+    prev = [-2] * (h * w)
+    prev[s] = -1
+    queue = [s]
+    for cur in queue:  # a list iterator sees what is appended: a FIFO queue
+        for nxt in nbrs[cur]:
+            if nxt < 0 or prev[nxt] != -2 or not free[nxt]:
+                continue
+            prev[nxt] = cur
+            if near_flat[nxt]:
+                d = next(d for d, nb in enumerate(nbrs[nxt]) if nb >= 0 and tgt[nb])
+                path = []
+                node = nxt
+                while node != s:
+                    path.append(divmod(node, w))
+                    node = prev[node]
+                path.reverse()
+                return path, d
+            queue.append(nxt)
+    return None
+
+
+def _regions(world: World) -> tuple[np.ndarray, np.ndarray]:
+    """Connected regions of walkable cells (agents' cells count as walkable) and, per region,
+    which types touch it. Cached on the world by the static map version."""
+    st = world.state
+    cache = getattr(world, "_region_cache", None)
+    if cache is not None and cache[0] == st.static_version and cache[1] is st.grid:
+        return cache[2], cache[3]
+    walk = world.types.passable[st.grid]
+    walk[st.pos[:, 0], st.pos[:, 1]] = True
+    h, w = walk.shape
+    # Flood fill on flat Python lists: numpy indexing per cell is what made this slow, and
+    # it runs after every reset and every map change. Regions are numbered in row-major order
+    # of their first cell; the fill order inside a region does not change its cells.
+    free = walk.ravel().tolist()
+    neighbours = _neighbours(h, w)
+    flat = [-1] * (h * w)
+    n = 0
+    for s0 in range(h * w):
+        if free[s0] and flat[s0] < 0:
+            flat[s0] = n
+            stack = [s0]
+            while stack:
+                for nxt in neighbours[stack.pop()]:
+                    if nxt >= 0 and free[nxt] and flat[nxt] < 0:
+                        flat[nxt] = n
+                        stack.append(nxt)
+            n += 1
+    labels = np.array(flat, np.int32).reshape(h, w)
+    # A type touches a region when a non-walkable cell of it has a 4-neighbour in the region.
+    adjacent = np.zeros((max(n, 1), len(world.types)), bool)
+    blocked = ~walk
+    for cells, nbrs in (((slice(1, None), slice(None)), (slice(None, -1), slice(None))),
+                        ((slice(None, -1), slice(None)), (slice(1, None), slice(None))),
+                        ((slice(None), slice(1, None)), (slice(None), slice(None, -1))),
+                        ((slice(None), slice(None, -1)), (slice(None), slice(1, None)))):
+        lab = labels[nbrs]
+        hit = blocked[cells] & (lab >= 0)
+        adjacent[lab[hit], st.grid[cells][hit]] = True
+    world._region_cache = (st.static_version, st.grid, labels, adjacent)  # type: ignore[attr-defined]
+    return labels, adjacent

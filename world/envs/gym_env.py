@@ -1,0 +1,127 @@
+"""The single-agent Gymnasium view of a world (the paper's single-agent wrapper, 4.2.1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, SupportsFloat
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.core import ObsType
+
+from nesyworld.world.envs.observations import (
+    ObservationBuilder,
+    ObservationConfig,
+    agent_poses,
+    palette,
+)
+from nesyworld.world.observations import render_ascii, render_rgb
+from nesyworld.world.spec import WorldSpec
+from nesyworld.world.world import World
+
+
+class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
+    """The main agent of a nesyworld world; every NPC is driven by its own controller.
+
+    Observation space: set by `observation` (an `ObservationConfig`, or just its kind):
+    - "lidar" (default, paper C.1): ``Box(float32, (8*T + T + T,))`` -- distances along 8
+      egocentric beams to the nearest thing of each of the T types (0 = none on that beam),
+      then the inventory counts clipped to `inventory_cap` (64), then the selected item
+      one-hot (air = nothing selected).
+    - "local_view" (paper C.2): ``Dict(view=Box(uint8, (T, n, n)), inventory=Box(int32, (T,)),
+      selected=Box(uint8, (T,)))``, the view one-hot per type and rotated to the agent's frame.
+    - "facts": ``Text`` of symbolic facts, one a line: ``facing(t)``, ``holding(t)``,
+      ``inventory(t)=n``, ``world(t)=n``, ``<property>(t)``.
+    - "ascii": ``Text`` of the map; "rgb": ``Box(uint8, (H*tile, W*tile, 3))``;
+      "dict": a ``Dict`` of the kinds in `dict_kinds`.
+    T is the number of concrete types in the spec, so bigger specs get bigger spaces.
+
+    Action space: ``Discrete(len(world.action_names(world.main)))``, in the order of
+    `action_names` (grounded names such as ``approach_oak_log`` or ``craft_planks``).
+
+    Rewards (from ``spec.reward``): ``reward.step`` every step (-1 by default, whatever the
+    action's cost), plus ``reward.goal`` on the step the goal is reached, plus
+    ``reward.give_up`` on the step the agent gives up.
+
+    Termination: the goal is reached or some agent gave up. Truncation: ``spec.max_steps``
+    steps have been taken without termination. One step is: the main agent acts, every
+    controlled NPC acts once, then the world's clock advances (scheduled effects fire).
+    A refused action still takes the step and changes nothing of the main agent's.
+
+    Info (from both `reset` and `step`): ``action_mask`` (bool, which actions would not be
+    refused on the NEXT step; approach may say True while an NPC blocks its only path),
+    ``action`` (the name taken, "" on reset), ``ok``, ``reason`` (why it was refused, ""
+    otherwise), ``cost`` (the action's own cost, e.g. an approach's path length), ``step`` and
+    ``success`` (the goal is reached).
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+
+    def __init__(
+        self,
+        spec: WorldSpec | str | Path = "pogostick",
+        observation: ObservationConfig | str | dict[str, Any] | None = None,
+        render_mode: str | None = None,
+        seed: int | None = None,
+        world: World | None = None,
+        render_tile: int = 16,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} "
+                             f"or None, got {render_mode!r}")
+        self.world = world if world is not None else World(spec, seed)
+        self.render_mode = render_mode
+        self.render_tile = render_tile
+        self.config = ObservationConfig.coerce(observation)
+        w = self.world
+        self._main = w.main
+        self.action_names: tuple[str, ...] = w.action_names(w.main)
+        self._n_actions = len(self.action_names)
+        self.action_space = spaces.Discrete(self._n_actions)
+        self._obs = ObservationBuilder(w, w.main, self.config)
+        self.observation_space = self._obs.space
+        reward = w.spec.reward
+        self._r_step, self._r_goal, self._r_give_up = reward.step, reward.goal, reward.give_up
+        self._max_steps = w.spec.max_steps
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[ObsType, dict[str, Any]]:
+        """A seed re-seeds the world; None continues its random stream (new layouts)."""
+        super().reset(seed=seed)
+        w = self.world
+        w.reset(seed)
+        info = {"action_mask": w.action_mask(self._main), "action": "", "ok": True,
+                "reason": "", "cost": 0.0, "step": w.state.step,
+                "success": w.goal_reached(self._main)}
+        return self._obs.build(), info
+
+    def step(self, action: np.int64) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
+        a = int(action)
+        if not 0 <= a < self._n_actions:
+            raise ValueError(f"action {action!r} is outside Discrete({self._n_actions})")
+        w, main = self.world, self._main
+        out = w.step(a)
+        st = w.state
+        success = w.goal_reached(main)
+        reward = self._r_step
+        if success:
+            reward += self._r_goal
+        if st.gave_up:
+            reward += self._r_give_up
+        terminated = success or st.gave_up
+        truncated = not terminated and st.step >= self._max_steps
+        info = {"action_mask": w.action_mask(main), "action": out.action, "ok": out.ok,
+                "reason": out.reason, "cost": out.cost, "step": st.step, "success": success}
+        return self._obs.build(), reward, terminated, truncated, info
+
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass "
+                                  "render_mode='ansi' or 'rgb_array' to the env")
+            return None
+        w = self.world
+        if self.render_mode == "ansi":
+            return render_ascii(w.state.grid, w.types.glyphs, agent_poses(w))
+        return render_rgb(w.state.grid, palette(w), agent_poses(w), self.render_tile)

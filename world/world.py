@@ -1,0 +1,336 @@
+"""The simulator: one world, its agents, and the step function.
+
+`World` is deliberately free of observations, rewards and env APIs: the Gymnasium and
+PettingZoo envs, the symbolic abstraction and the recovery learner all wrap the same object.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nesyworld.world.actions.base import Action, GroundedAction
+from nesyworld.world.catalog import TypeCatalog
+from nesyworld.world.errors import ActionRefused, SpecError
+from nesyworld.world.layout import build_grid, free_cells
+from nesyworld.world.registry import ACTIONS, CONTROLLERS
+from nesyworld.world.spec import WorldSpec
+from nesyworld.world.spec_loader import load_spec
+from nesyworld.world.state import DIRECTIONS, Scheduled, WorldState
+
+_STEPS: tuple[tuple[int, int], ...] = tuple((int(r), int(c)) for r, c in DIRECTIONS)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one action did. A refused action has ok=False, a reason, and changed nothing."""
+
+    action: str
+    ok: bool
+    cost: float
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A restorable copy of the state and the generator, for episode restarts mid-task."""
+
+    state: WorldState
+    rng_state: dict[str, Any]
+
+
+class World:
+    """A running world built from a spec.
+
+    Agents are indexed in spec order; `main` is the index of the agent without a controller.
+    Every random draw goes through `self.rng`, so a seed fixes the whole trajectory.
+    """
+
+    def __init__(self, spec: WorldSpec | str | Path, seed: int | None = None) -> None:
+        if not isinstance(spec, WorldSpec):
+            spec = load_spec(spec)
+        self.spec = spec
+        self.types = TypeCatalog.from_spec(spec)
+        self.agent_names: tuple[str, ...] = tuple(spec.agents)
+        self.main = self.agent_names.index(spec.main_agent)
+        self.actions: dict[str, Action] = {
+            name: ACTIONS.get(a.cls)(a, spec, self.types) for name, a in spec.actions.items()
+        }
+        self.action_sets: dict[str, tuple[GroundedAction, ...]] = {
+            set_name: tuple(g for name in names for g in self.actions[name].ground())
+            for set_name, names in spec.action_sets.items()
+        }
+        self._agent_actions: list[tuple[GroundedAction, ...]] = []
+        for name in self.agent_names:
+            a = spec.agents[name]
+            self._agent_actions.append(self.action_sets.get(a.action_set or "", ()))
+        self._action_index = [
+            {g.name: i for i, g in enumerate(acts)} for acts in self._agent_actions
+        ]
+        self.controllers = [
+            None if spec.agents[n].controller is None
+            else CONTROLLERS.get(spec.agents[n].controller)(self, i, spec.agents[n].params)
+            for i, n in enumerate(self.agent_names)
+        ]
+        self._goal = np.zeros(len(self.types), np.int32)
+        for item, n in spec.goal.items():
+            self._goal[self.types.id(item)] = n
+        self._goal_ids = np.flatnonzero(self._goal)
+        self._seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.state: WorldState = self._initial_state()
+
+    # ----------------------------------------------------------------- episode control
+    def reset(self, seed: int | None = None) -> WorldState:
+        """Start a new episode; a seed re-seeds the generator, None continues its stream."""
+        if seed is not None:
+            self._seed = seed
+            self.rng = np.random.default_rng(seed)
+        self.state = self._initial_state()
+        for ctrl in self.controllers:
+            if ctrl is not None:
+                ctrl.reset()
+        return self.state
+
+    def _initial_state(self) -> WorldState:
+        spec, types = self.spec, self.types
+        grid = build_grid(spec, types, self.rng)
+        n, t = len(self.agent_names), len(types)
+        pos = np.zeros((n, 2), np.int32)
+        facing = np.zeros(n, np.int8)
+        under = np.zeros(n, np.int16)
+        inventory = np.zeros((n, t), np.int32)
+        selected = np.zeros(n, np.int16)
+        for i, name in enumerate(self.agent_names):
+            a = spec.agents[name]
+            if a.at is not None:
+                cell = a.at
+                if not types.passable[grid[cell]]:
+                    raise SpecError(f"agent '{name}' placed on a blocked cell {list(cell)}",
+                                    key_path=f"agents.{name}.at",
+                                    expected="a walkable cell")
+            else:
+                cells = free_cells(grid, spec, a.room)
+                if len(cells) == 0:
+                    raise SpecError(f"no free cell for agent '{name}'",
+                                    key_path=f"agents.{name}.room",
+                                    expected="a room with empty cells")
+                cell = tuple(int(v) for v in cells[self.rng.integers(len(cells))])
+            pos[i] = cell
+            under[i] = grid[cell]
+            grid[cell] = types.id(a.type)
+            facing[i] = a.facing if a.facing is not None else int(self.rng.integers(4))
+            for item, count in a.inventory.items():
+                inventory[i, types.id(item)] = count
+            if a.selected:
+                selected[i] = types.id(a.selected)
+        props: dict[tuple[int, int], dict[str, Any]] = {}
+        for tid, tname in enumerate(types.names):
+            defaults = spec.entity_types[tname].properties
+            if defaults:
+                for r, c in np.argwhere(grid == tid):
+                    props[(int(r), int(c))] = dict(defaults)
+        return WorldState(grid, pos, facing, under, inventory, selected, props)
+
+    # ------------------------------------------------------------------------ stepping
+    def agent_actions(self, agent: int | None = None) -> tuple[GroundedAction, ...]:
+        return self._agent_actions[self.main if agent is None else agent]
+
+    def action_names(self, agent: int | None = None) -> tuple[str, ...]:
+        return tuple(g.name for g in self.agent_actions(agent))
+
+    def action_index(self, name: str, agent: int | None = None) -> int:
+        try:
+            return self._action_index[self.main if agent is None else agent][name]
+        except KeyError:
+            raise KeyError(f"agent has no action '{name}'; it has: "
+                           f"{', '.join(self.action_names(agent))}") from None
+
+    def act(self, agent: int, action: int | str) -> Outcome:
+        """Run one grounded action for one agent. Refusals leave the state unchanged."""
+        acts = self._agent_actions[agent]
+        if isinstance(action, str):
+            action = self.action_index(action, agent)
+        if not 0 <= action < len(acts):
+            return Outcome(str(action), False, 0.0, f"no action with index {action}")
+        g = acts[action]
+        try:
+            cost = g.action.execute(self, agent, g.arg)
+        except ActionRefused as refusal:
+            return Outcome(g.name, False, 0.0, refusal.reason)
+        return Outcome(g.name, True, cost)
+
+    def step(self, action: int | str) -> Outcome:
+        """One round of the single-agent view: the main agent acts, then every NPC, then the
+        clock advances. The Gymnasium env and trajectory replay both use exactly this."""
+        outcome = self.act(self.main, action)
+        self.step_npcs()
+        self.end_round()
+        return outcome
+
+    def step_npcs(self) -> None:
+        """Let every controlled agent act once (the turn order of the AEC env)."""
+        for i, ctrl in enumerate(self.controllers):
+            if ctrl is not None:
+                choice = ctrl.choose()
+                if choice is not None:
+                    self.act(i, choice)
+
+    def end_round(self) -> None:
+        """Advance the clock and fire due scheduled effects."""
+        st = self.state
+        st.step += 1
+        if st.schedule:
+            due = [s for s in st.schedule if s.due <= st.step]
+            if due:
+                st.schedule = [s for s in st.schedule if s.due > st.step]
+                for s in due:
+                    if st.grid[s.cell] == s.expect:
+                        self.set_cell(s.cell, s.type_id)
+
+    def action_mask(self, agent: int | None = None) -> np.ndarray:
+        """Which of the agent's actions would not be refused now (approach ignores other
+        agents standing in the way; it may still be refused when one blocks the only path)."""
+        agent = self.main if agent is None else agent
+        acts = self._agent_actions[agent]
+        mask = np.zeros(len(acts), bool)
+        for action, idx, args in self._mask_groups(agent):
+            mask[idx] = action.mask(self, agent, args)
+        return mask
+
+    def _mask_groups(self, agent: int) -> list[tuple[Action, np.ndarray, list[Any]]]:
+        cache = getattr(self, "_mask_group_cache", None)
+        if cache is None:
+            cache = self._mask_group_cache = {}
+        if agent not in cache:
+            groups: dict[str, tuple[Action, list[int], list[Any]]] = {}
+            for i, g in enumerate(self._agent_actions[agent]):
+                entry = groups.setdefault(g.action.name, (g.action, [], []))
+                entry[1].append(i)
+                entry[2].append(g.arg)
+            cache[agent] = [(a, np.array(ix), args) for a, ix, args in groups.values()]
+        return cache[agent]
+
+    # --------------------------------------------------------------------- queries
+    def goal_reached(self, agent: int | None = None) -> bool:
+        inv = self.state.inventory[self.main if agent is None else agent]
+        goal = self._goal  # plain ints: called every env step, on a handful of goal items
+        return all(inv.item(i) >= goal.item(i) for i in self._goal_ids.tolist())
+
+    def front(self, agent: int) -> tuple[int, int] | None:
+        # plain ints, not numpy arithmetic: every interaction and mask calls this each step
+        st = self.state
+        dr, dc = _STEPS[st.facing.item(agent)]
+        r, c = st.pos.item(agent, 0) + dr, st.pos.item(agent, 1) + dc
+        h, w = st.grid.shape
+        if 0 <= r < h and 0 <= c < w:
+            return r, c
+        return None
+
+    def front_type(self, agent: int) -> int:
+        """Type id in front of the agent; air (0) past the edge of the map."""
+        cell = self.front(agent)
+        return 0 if cell is None else int(self.state.grid[cell])
+
+    def agent_at(self, cell: tuple[int, int]) -> int | None:
+        hits = np.flatnonzero((self.state.pos[:, 0] == cell[0]) & (self.state.pos[:, 1] == cell[1]))
+        return int(hits[0]) if len(hits) else None
+
+    def counts(self) -> np.ndarray:
+        """Things of each type on the map (agents included)."""
+        return np.bincount(self.state.grid.ravel(), minlength=len(self.types))
+
+    def passable_mask(self) -> np.ndarray:
+        return self.types.passable[self.state.grid]
+
+    # ------------------------------------------------------------------- mutation
+    def set_cell(self, cell: tuple[int, int], type_id: int) -> None:
+        """Change a map cell (not an agent's); keeps property records and versions right."""
+        st = self.state
+        st.grid[cell] = type_id
+        st.props.pop(cell, None)
+        defaults = self.spec.entity_types[self.types.names[type_id]].properties
+        if defaults:
+            st.props[cell] = dict(defaults)
+        st.static_version += 1
+        tname = self.types.names[type_id]
+        grows = self.spec.entity_types[tname].grows_into
+        if grows is not None:
+            self.schedule(grows.after, cell, self.types.id(grows.spawn), expect=type_id)
+
+    def schedule(self, after: int, cell: tuple[int, int], type_id: int, expect: int) -> None:
+        self.state.schedule.append(Scheduled(self.state.step + after, cell, type_id, expect))
+
+    def move_agent(self, agent: int, cell: tuple[int, int]) -> None:
+        st = self.state
+        old = (int(st.pos[agent, 0]), int(st.pos[agent, 1]))
+        tid = st.grid[old]
+        st.grid[old] = st.under[agent]
+        st.under[agent] = st.grid[cell]
+        st.grid[cell] = tid
+        st.pos[agent] = cell
+
+    # ----------------------------------------------------------- snapshots and files
+    def snapshot(self) -> Snapshot:
+        return Snapshot(self.state.copy(), self.rng.bit_generator.state)
+
+    def restore(self, snap: Snapshot) -> None:
+        self.state = snap.state.copy()
+        self.rng.bit_generator.state = snap.rng_state
+        for ctrl in self.controllers:
+            if ctrl is not None:
+                ctrl.reset()
+
+    def save(self, path: str | Path) -> None:
+        """Write the state and the generator's state as JSON (the spec is referenced by path)."""
+        data = {
+            "format": "nesyworld.state/1",
+            "spec": self.spec.source,
+            "state": self.state.to_dict(),
+            "rng": self.rng.bit_generator.state,
+        }
+        Path(path).write_text(json.dumps(data))
+
+    def load_state(self, path: str | Path) -> None:
+        data = json.loads(Path(path).read_text())
+        if data.get("format") != "nesyworld.state/1":
+            raise ValueError(f"{path}: not a nesyworld state file")
+        self.state = WorldState.from_dict(data["state"])
+        self.rng.bit_generator.state = data["rng"]
+
+    @classmethod
+    def load(cls, path: str | Path, spec: WorldSpec | str | Path | None = None) -> World:
+        data = json.loads(Path(path).read_text())
+        world = cls(spec if spec is not None else data["spec"])
+        world.load_state(path)
+        return world
+
+    # -------------------------------------------------------------------- helpers
+    def inventory_dict(self, agent: int | None = None) -> dict[str, int]:
+        inv = self.state.inventory[self.main if agent is None else agent]
+        return {self.types.names[i]: int(inv[i]) for i in np.flatnonzero(inv)}
+
+    def describe(self, agent: int | None = None) -> str:
+        a = self.main if agent is None else agent
+        st = self.state
+        cell = (int(st.pos[a, 0]), int(st.pos[a, 1]))
+        return (f"step {st.step}: {self.agent_names[a]} at {cell} facing "
+                f"{self.types.names[self.front_type(a)]}, holding "
+                f"{self.types.names[st.selected[a]]}, inventory {self.inventory_dict(a)}")
+
+
+def run_actions(world: World, names: Sequence[str], agent: int | None = None) -> list[Outcome]:
+    """Apply named actions for one agent, with NPC turns and the clock between them."""
+    if agent is None or agent == world.main:
+        return [world.step(name) for name in names]
+    out = []
+    for name in names:
+        out.append(world.act(agent, name))
+        world.step_npcs()
+        world.end_round()
+    return out
