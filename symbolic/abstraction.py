@@ -65,16 +65,17 @@ class SymbolicState:
     def satisfies(self, conditions: Any, binding: dict[str, str] | None = None) -> bool:
         """Do ground (or bound) preconditions hold here?"""
         b = binding or {}
-        for cond in conditions:
-            if isinstance(cond, Fact):
-                fact = Fact(cond.predicate, tuple(b.get(a, a) for a in cond.args), cond.negated)
-                if not self.holds(fact):
-                    return False
-            elif (isinstance(cond, CountAtLeast) and self.count(
-                    cond.fluent, b.get(cond.arg, cond.arg)) < cond.value) or (isinstance(cond, Distinct) and (
-                    b.get(cond.left, cond.left) == b.get(cond.right, cond.right))):
-                return False
-        return True
+        return all(self._condition(cond, b) for cond in conditions)
+
+    def _condition(self, cond: Any, b: dict[str, str]) -> bool:
+        if isinstance(cond, Fact):
+            return self.holds(Fact(cond.predicate, tuple(b.get(a, a) for a in cond.args),
+                                   cond.negated))
+        if isinstance(cond, CountAtLeast):
+            return self.count(cond.fluent, b.get(cond.arg, cond.arg)) >= cond.value
+        if isinstance(cond, Distinct):
+            return b.get(cond.left, cond.left) != b.get(cond.right, cond.right)
+        raise TypeError(f"unknown condition {cond!r}")
 
     def facts(self) -> list[str]:
         """Human-readable facts, e.g. for the `facts` observation or an explanation."""
