@@ -94,3 +94,17 @@ def test_play_from_stdin(tmp_path: Path) -> None:
     assert "break: ok" in proc.stdout
     data = json.loads(rec.read_text())
     assert data["actions"] == ["approach_block_of_platinum", "select_iron_pickaxe", "break"]
+
+
+def test_pddl_prints_and_writes(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = run(capsys, "pddl", "pogostick")
+    assert code == 0 and "(define (domain pogostick)" in out and "(:goal" in out
+    code, out, _ = run(capsys, "pddl", "pogostick", "--classical", "--out", str(tmp_path))
+    assert code == 0
+    assert "inventory_geq" in (tmp_path / "domain.pddl").read_text()
+
+
+def test_plan_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "plan", "pogostick", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["status"] == "plan" and data["length"] <= 15
