@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from nesyworld.world.errors import SpecError
+from nesyworld.world.errors import Location, SpecError
 from nesyworld.world.spec import (
     ActionSpec,
     AgentSpec,
@@ -136,7 +136,10 @@ class _Reader:
         data = self.mapping(value, path, nullable=True)
         out = {}
         for name, n in data.items():
-            self.type_name(name, (*path, name), types)
+            if name not in types or types[name].get("abstract"):
+                raise self.fail((*path, name), f"unknown entity type '{name}'" if name not in
+                                types else f"'{name}' is abstract", found=name, key=True,
+                                expected="a concrete type declared under entity_types")
             out[name] = self.integer(n, (*path, name), minimum=1)
         return out
 
@@ -188,7 +191,9 @@ def resolve_extends(data: Any, smap: SourceMap, depth: int = 0) -> tuple[Any, So
 def resolve_spec_path(source: str | Path) -> Path | None:
     """A file path, or a shipped spec's short name (``pogostick`` -> domains/polycraft/...)."""
     text = str(source)
-    if "\n" in text or (":" in text and not Path(text).exists()):
+    if "\n" in text:
+        return None
+    if ":" in text and not Path(text).exists() and not text.endswith((".yaml", ".yml")):
         return None
     path = Path(text)
     if path.exists():
@@ -228,7 +233,7 @@ def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
         path = ("actions", name)
         raw = rd.mapping(raw, path)
         if "class" not in raw:
-            raise rd.fail(path, f"action '{name}' has no class",
+            raise rd.fail(path, f"action '{name}' has no class", key=True,
                           expected="class: <a registered action class>")
         cls_name = rd.string(raw["class"], (*path, "class"))
         if cls_name not in ACTIONS:
@@ -247,6 +252,12 @@ def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
             if isinstance(check, tuple) and value not in check:
                 raise rd.fail((*path, key), "invalid value", found=value,
                               expected="one of " + ", ".join(map(str, check)))
+            if check == "types":  # a list of concrete entity types
+                if not isinstance(value, list):
+                    raise rd.fail((*path, key), "wrong type", found=value,
+                                  expected="a list of entity types")
+                for i, item in enumerate(value):
+                    rd.type_name(item, (*path, key, i), raw_types)
         cost = rd.number(raw.get("cost", 1), (*path, "cost"))
         actions[name] = ActionSpec(name, cls_name, cost, MappingProxyType(params))
 
@@ -280,14 +291,16 @@ def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
             station,
         )
         if not recipes[name].outputs:
-            raise rd.fail(path, f"recipe '{name}' produces nothing", expected="outputs: {...}")
+            raise rd.fail(path, f"recipe '{name}' produces nothing", key=True,
+                          expected="outputs: {...}")
 
     trades = {}
     for name, raw in rd.mapping(top.get("trades") or {}, ("trades",)).items():
         path = ("trades", name)
         raw = rd.mapping(raw, path, {"trader", "inputs", "outputs"})
         if "trader" not in raw:
-            raise rd.fail(path, "trade without trader", expected="trader: <an entity type>")
+            raise rd.fail(path, "trade without trader", key=True,
+                          expected="trader: <an entity type>")
         trades[name] = TradeSpec(
             name,
             rd.type_name(raw["trader"], (*path, "trader"), raw_types),
@@ -297,7 +310,7 @@ def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
 
     world_map = _map(rd, top["map"], raw_types)
     agents, main_agent = _agents(rd, top["agents"], raw_types, world_map, action_sets,
-                                 CONTROLLERS)
+                                 CONTROLLERS, _blocked_cells(world_map, entity_types))
     goal = rd.counts(top["goal"].get("inventory") if isinstance(top["goal"], dict) else None,
                      ("goal", "inventory"), raw_types)
     rd.mapping(top["goal"], ("goal",), {"inventory"})
@@ -452,11 +465,11 @@ def _map(rd: _Reader, raw: Any, types: Mapping[str, Any]) -> MapSpec:
         for glyph, tname in rd.mapping(raw.get("legend"), ("map", "legend"),
                                        nullable=True).items():
             legend[str(glyph)] = rd.type_name(tname, ("map", "legend", glyph), types)
-        for glyph in {ch for row in ascii_rows for ch in row}:
-            if glyph not in legend and not any(
-                    t.get("glyph") == glyph for t in types.values()):
-                raise rd.fail(("map", "ascii"), f"glyph '{glyph}' has no type",
-                              expected="a legend entry or an entity type with that glyph")
+        known = set(legend) | {t.get("glyph") for t in types.values()}
+        for r, row in enumerate(ascii_rows):
+            for c, glyph in enumerate(row):
+                if glyph not in known:
+                    raise _glyph_error(rd, ascii_rows, r, c, glyph)
         size = (len(ascii_rows), len(ascii_rows[0]))
     else:
         if "size" not in raw:
@@ -512,7 +525,9 @@ def _map(rd: _Reader, raw: Any, types: Mapping[str, Any]) -> MapSpec:
     objects = []
     for tname, oraw in rd.mapping(raw.get("objects"), ("map", "objects"), nullable=True).items():
         path = ("map", "objects", tname)
-        rd.type_name(tname, path, types)
+        if tname not in types or types[tname].get("abstract"):
+            raise rd.fail(path, f"unknown entity type '{tname}'", found=tname, key=True,
+                          expected="a concrete type declared under entity_types")
         if isinstance(oraw, int) and not isinstance(oraw, bool):
             oraw = {"quantity": oraw}
         oraw = rd.mapping(oraw, path, {"quantity", "room", "at"})
@@ -530,9 +545,52 @@ def _map(rd: _Reader, raw: Any, types: Mapping[str, Any]) -> MapSpec:
                    legend=MappingProxyType(legend))
 
 
+def _glyph_error(rd: _Reader, rows: tuple[str, ...], r: int, c: int, glyph: str
+                 ) -> SpecError:
+    """Locate a bad glyph at its own row and column in the source text (rows are matched in
+    order below the `ascii` key), falling back to the key itself."""
+    message = f"glyph '{glyph}' has no type"
+    expected = "a legend entry, or an entity type declaring that glyph"
+    start = rd.smap.locate(("map", "ascii"))
+    k = 0
+    for i in range(start.line - 1, len(rd.smap.lines)):
+        line = rd.smap.lines[i]
+        if rows[k] in line:
+            if k == r:
+                loc = Location(start.file, i + 1, line.index(rows[k]) + c + 1)
+                return SpecError(message, location=loc, key_path="map.ascii", found=glyph,
+                                 expected=expected)
+            k += 1
+    return rd.fail(("map", "ascii"), message, found=glyph, expected=expected)
+
+
+def _blocked_cells(m: MapSpec, types: Mapping[str, EntityTypeSpec]) -> set[tuple[int, int]]:
+    """Cells the fixed parts of the layout make solid (border, walls, ASCII, fixed objects)."""
+    h, w = m.size
+    blocked: set[tuple[int, int]] = set()
+    if m.ascii is not None:
+        by_glyph = {t.glyph: t for t in types.values() if t.glyph}
+        by_glyph.update({g: types[n] for g, n in m.legend.items()})
+        blocked |= {(r, c) for r, row in enumerate(m.ascii) for c, ch in enumerate(row)
+                    if by_glyph[ch].blocks_movement}
+    if m.border and types[m.border].blocks_movement:
+        blocked |= {(r, c) for r in range(h) for c in range(w)
+                    if r in (0, h - 1) or c in (0, w - 1)}
+    for wall in m.walls:
+        (r0, c0), (r1, c1) = wall.start, wall.end
+        blocked |= {(r, c) for r in range(min(r0, r1), max(r0, r1) + 1)
+                    for c in range(min(c0, c1), max(c0, c1) + 1)}
+    for door in m.doors:
+        blocked.discard(door.at)
+    for p in m.objects:
+        if types[p.type].blocks_movement:
+            blocked |= set(p.at)
+    return blocked
+
+
 def _agents(rd: _Reader, raw: Any, types: Mapping[str, Any], world_map: MapSpec,
-            action_sets: Mapping[str, tuple[str, ...]], controllers: Any
-            ) -> tuple[dict[str, AgentSpec], str]:
+            action_sets: Mapping[str, tuple[str, ...]], controllers: Any,
+            blocked: set[tuple[int, int]]) -> tuple[dict[str, AgentSpec], str]:
     raw = rd.mapping(raw, ("agents",))
     agents: dict[str, AgentSpec] = {}
     main = None
@@ -550,7 +608,7 @@ def _agents(rd: _Reader, raw: Any, types: Mapping[str, Any], world_map: MapSpec,
         elif main is None:
             main = aname
         else:
-            raise rd.fail(path, "two agents without a controller", found=aname,
+            raise rd.fail(path, "two agents without a controller", found=aname, key=True,
                           expected=f"only the main agent ('{main}') without a controller")
         action_set = araw.get("action_set")
         if action_set is not None and action_set not in action_sets:
@@ -569,6 +627,9 @@ def _agents(rd: _Reader, raw: Any, types: Mapping[str, Any], world_map: MapSpec,
                 raise rd.fail((*path, "at"), "placement outside the map", found=list(at),
                               expected=f"a cell within the {world_map.size[0]}x"
                                        f"{world_map.size[1]} map")
+            if at in blocked:
+                raise rd.fail((*path, "at"), f"agent '{aname}' placed on a blocked cell",
+                              found=list(at), expected="a walkable cell")
         facing = araw.get("facing")
         if facing is not None:
             if facing not in FACINGS:

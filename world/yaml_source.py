@@ -23,6 +23,7 @@ class SourceMap:
     """Where each key path of a loaded document starts in its file."""
 
     file: str
+    lines: tuple[str, ...] = ()
     marks: dict[KeyPath, Location] = field(default_factory=dict)
     key_marks: dict[KeyPath, Location] = field(default_factory=dict)
 
@@ -85,7 +86,7 @@ def _construct(node: yaml.Node, path: KeyPath, smap: SourceMap) -> Any:
 
 def load_yaml_text(text: str, file: str = "<string>") -> tuple[Any, SourceMap]:
     """Parse YAML with the safe loader; syntax errors become SpecError with line:column."""
-    smap = SourceMap(file)
+    smap = SourceMap(file, tuple(text.splitlines()))
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as exc:
@@ -115,7 +116,7 @@ def merge_documents(
     Locations survive the merge, so an error in an inherited part still points into the base
     file and one in the override points into the overriding file.
     """
-    merged_map = SourceMap(over_map.file)
+    merged_map = SourceMap(over_map.file, over_map.lines)
 
     def walk(b: Any, o: Any, path: KeyPath) -> Any:
         if isinstance(b, dict) and isinstance(o, dict):

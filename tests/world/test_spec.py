@@ -300,11 +300,6 @@ KEY_CASES = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: spec_loader._Reader.counts, _map (objects) and the entry-level checks in "
-    "build_spec/_agents call fail(path) without key=True, so they point at the value",
-)
 @pytest.mark.parametrize(("text", "token", "message"), KEY_CASES)
 def test_error_about_a_key_is_located_at_the_key(text, token, message):
     err = error_of(text)
@@ -355,11 +350,6 @@ def test_unknown_glyph_is_reported():
     assert err.key_path == "map.ascii"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: spec_loader._map locates an unknown ASCII glyph at the block scalar's '|', "
-    "not at the glyph's own row and column",
-)
 def test_unknown_glyph_is_located_at_the_glyph():
     text = variant("    #......#\n    ########", "    #......#\n    ###x####", ASCII)
     err = error_of(text)
@@ -380,11 +370,6 @@ def test_explicit_glyphs_win_over_derived_ones():
     assert len(set(world.types.glyphs)) == len(world.types.glyphs)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: an agent `at:` a wall of a static map passes load_spec; World() then raises "
-    "a SpecError without a location (World._initial_state)",
-)
 def test_agent_placed_on_a_wall_is_a_located_spec_error():
     text = variant("at: [1, 1]", "at: [0, 1]", ASCII)
     with pytest.raises(SpecError) as info:
@@ -460,11 +445,6 @@ def test_missing_yaml_file_is_a_spec_error(tmp_path, as_path):
     assert "does_not_exist.yaml" in str(info.value)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: spec_loader.resolve_spec_path treats a missing path containing ':' as YAML "
-    "text, so the error is 'wrong type; expected a mapping' instead of 'no such spec file'",
-)
 def test_missing_yaml_path_with_a_colon_is_reported_as_missing(tmp_path):
     missing = tmp_path / "run:1" / "spec.yaml"
     with pytest.raises(SpecError, match="no such spec file"):
@@ -477,3 +457,13 @@ def test_mapping_source_gets_the_same_checks():
     data["actions"]["move"]["class"] = "mvoe"
     with pytest.raises(SpecError, match="unknown action class 'mvoe'"):
         load_spec(data)
+
+
+@pytest.mark.parametrize("targets", ["[stone, sapphire]", "stone"])
+def test_approach_targets_are_validated(targets):
+    text = variant(
+        "  nop: {class: nop}\n",
+        f"  nop: {{class: nop}}\n  go: {{class: approach, targets: {targets}}}\n",
+    )
+    err = error_of(text)
+    assert "targets" in str(err)
