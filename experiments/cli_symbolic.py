@@ -33,6 +33,88 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(handler=cmd_plan)
 
 
+    p = sub.add_parser("parse", help="check PDDL files and summarise them (errors give "
+                       "file:line:column)")
+    p.add_argument("domain", help="a PDDL domain file")
+    p.add_argument("problem", nargs="?", help="a PDDL problem file")
+    p.add_argument("--plan", help="also read a plan file and validate it")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=cmd_parse)
+
+    p = sub.add_parser("graph", help="draw a spec's recipe graph to a PNG")
+    p.add_argument("spec")
+    p.add_argument("--out", default="recipes.png", help="PNG path (default recipes.png)")
+    p.set_defaults(handler=cmd_graph)
+
+    p = sub.add_parser("check-domain", help="compare every derived operator with the simulator")
+    p.add_argument("spec")
+    p.add_argument("--samples", type=int, default=20)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=cmd_check_domain)
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    import warnings
+
+    from nesyworld.symbolic.pddl_reader import PDDLError, read_pddl, read_plan, summarize
+
+    domain_text = Path(args.domain).read_text()
+    problem_text = Path(args.problem).read_text() if args.problem else None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            problem = read_pddl(domain_text, problem_text, args.domain, args.problem or
+                                "<problem>", numeric_default=0)
+            validity = None
+            if args.plan:
+                from unified_planning.shortcuts import PlanValidator
+
+                plan = read_plan(Path(args.plan).read_text(), problem, args.plan)
+                with PlanValidator(problem_kind=problem.kind) as validator:
+                    validity = str(validator.validate(problem, plan).status.name)
+        except PDDLError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+    summary = summarize(problem)
+    summary["warnings"] = [str(w.message) for w in caught]
+    if validity is not None:
+        summary["plan"] = validity
+    if args.json:
+        sys.stdout.write(json.dumps(summary, indent=1, default=str) + "\n")
+        return 0
+    for w in summary["warnings"]:
+        console.print(f"[yellow]warning[/yellow]: {w}")
+    for key, value in summary.items():
+        if key == "warnings":
+            continue
+        if isinstance(value, list | dict) and len(value) > 8:
+            shown = list(value)[:8]
+            console.print(f"{key} ({len(value)}): {', '.join(map(str, shown))}, ...")
+        else:
+            console.print(f"{key}: {value}")
+    return 0
+
+
+def cmd_graph(args: argparse.Namespace) -> int:
+    from nesyworld.symbolic.graphs import draw_recipe_graph
+
+    path = draw_recipe_graph(args.spec, args.out)
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_check_domain(args: argparse.Namespace) -> int:
+    from nesyworld.symbolic.domain_check import check_domain
+
+    report = check_domain(args.spec, samples=args.samples, seed=args.seed)
+    if args.json:
+        sys.stdout.write(json.dumps(report.to_dict(), indent=1) + "\n")
+    else:
+        print(report.to_table())
+    return 0 if report.ok else 1
+
+
 def cmd_pddl(args: argparse.Namespace) -> int:
     from nesyworld.symbolic.derive import derive
     from nesyworld.symbolic.pddl_writer import write_pddl

@@ -69,8 +69,9 @@ class SymbolicState:
 
     def _condition(self, cond: Any, b: dict[str, str]) -> bool:
         if isinstance(cond, Fact):
-            return self.holds(Fact(cond.predicate, tuple(b.get(a, a) for a in cond.args),
-                                   cond.negated))
+            return self.holds(
+                Fact(cond.predicate, tuple(b.get(a, a) for a in cond.args), cond.negated)
+            )
         if isinstance(cond, CountAtLeast):
             return self.count(cond.fluent, b.get(cond.arg, cond.arg)) >= cond.value
         if isinstance(cond, Distinct):
@@ -81,10 +82,14 @@ class SymbolicState:
         """Human-readable facts, e.g. for the `facts` observation or an explanation."""
         out = [f"{FACING}({self.names[self.facing]})", f"{HOLDING}({self.names[self.holding]})"]
         out += sorted(f"{p}({self.names[t]})" for p, t in self.props)
-        out += [f"{WORLD}({n})={v}" for n, v in zip(self.names, self.world, strict=True)
-                if v and n != AIR]
-        out += [f"{INVENTORY}({n})={v}" for n, v in zip(self.names, self.inventory,
-                                                          strict=True) if v]
+        out += [
+            f"{WORLD}({n})={v}"
+            for n, v in zip(self.names, self.world, strict=True)
+            if v and n != AIR
+        ]
+        out += [
+            f"{INVENTORY}({n})={v}" for n, v in zip(self.names, self.inventory, strict=True) if v
+        ]
         return out
 
     def diff(self, before: SymbolicState) -> list[str]:
@@ -94,8 +99,10 @@ class SymbolicState:
             out.append(f"{FACING}: {self.names[before.facing]} -> {self.names[self.facing]}")
         if self.holding != before.holding:
             out.append(f"{HOLDING}: {self.names[before.holding]} -> {self.names[self.holding]}")
-        for fluent, new, old in ((WORLD, self.world, before.world),
-                                 (INVENTORY, self.inventory, before.inventory)):
+        for fluent, new, old in (
+            (WORLD, self.world, before.world),
+            (INVENTORY, self.inventory, before.inventory),
+        ):
             for i, (a, b) in enumerate(zip(new, old, strict=True)):
                 if a != b and self.names[i] != AIR:
                     out.append(f"{fluent}({self.names[i]}): {b} -> {a}")
@@ -128,8 +135,9 @@ class SymbolicState:
             if isinstance(eff, CountChange):
                 t = self.names.index(b.get(eff.arg, eff.arg))
                 (world if eff.fluent == WORLD else inv)[t] += eff.delta
-        return SymbolicState(self.names, facing, holding, tuple(world), tuple(inv),
-                             frozenset(props))
+        return SymbolicState(
+            self.names, facing, holding, tuple(world), tuple(inv), frozenset(props)
+        )
 
 
 def abstract(world: World, agent: int | None = None) -> SymbolicState:
@@ -137,11 +145,17 @@ def abstract(world: World, agent: int | None = None) -> SymbolicState:
     a = world.main if agent is None else agent
     st = world.state
     names = world.types.names
-    counts = np.bincount(st.grid.ravel(), minlength=len(names))
+    # the floor under each agent (air, a door) is still on the map: count it too
+    counts = np.bincount(st.grid.ravel(), minlength=len(names)) + np.bincount(
+        st.under, minlength=len(names))
     props: frozenset[tuple[str, int]] = frozenset()
     if st.props:
-        props = frozenset((p, int(st.grid[cell])) for cell, values in st.props.items()
-                          for p, v in values.items() if v is True)
+        props = frozenset(
+            (p, int(st.grid[cell]))
+            for cell, values in st.props.items()
+            for p, v in values.items()
+            if v is True
+        )
     return SymbolicState(
         names,
         world.front_type(a),

@@ -77,24 +77,45 @@ class Derivation:
                 return op
         raise KeyError(f"no operator '{name}'")
 
-    def with_state(self, state: SymbolicState, goal: Mapping[str, int] | None = None
-                   ) -> Derivation:
+    def with_state(self, state: SymbolicState, goal: Mapping[str, int] | None = None) -> Derivation:
         """The same domain from another state (for replanning mid-episode)."""
-        return Derivation(self.name, self.types, self.objects, self.properties, self.operators,
-                          state, dict(goal if goal is not None else self.goal), self.source,
-                          self.notes, self._key)
+        return Derivation(
+            self.name,
+            self.types,
+            self.objects,
+            self.properties,
+            self.operators,
+            state,
+            dict(goal if goal is not None else self.goal),
+            self.source,
+            self.notes,
+            self._key,
+        )
 
     def with_operators(self, operators: Iterable[OperatorSchema]) -> Derivation:
-        return Derivation(self.name, self.types, self.objects, self.properties,
-                          list(operators), self.initial, self.goal, self.source, self.notes)
+        return Derivation(
+            self.name,
+            self.types,
+            self.objects,
+            self.properties,
+            list(operators),
+            self.initial,
+            self.goal,
+            self.source,
+            self.notes,
+        )
 
 
-def derive(source: World | WorldSpec | str | Path, seed: int = 0,
-           agent: int | None = None) -> Derivation:
+def derive(
+    source: World | WorldSpec | str | Path, seed: int = 0, agent: int | None = None
+) -> Derivation:
     """Derive the planning problem of a world (its current state) or of a spec (its initial
     state under `seed`)."""
-    world = source if isinstance(source, World) else World(
-        source if isinstance(source, WorldSpec) else load_spec(source), seed=seed)
+    world = (
+        source
+        if isinstance(source, World)
+        else World(source if isinstance(source, WorldSpec) else load_spec(source), seed=seed)
+    )
     spec = world.spec
     types, objects = _hierarchy(spec)
     operators = [op for action in world.actions.values() for op in action.operators()]
@@ -119,7 +140,8 @@ def _hierarchy(spec: WorldSpec) -> tuple[list[TypeNode], list[ObjectNode]]:
     for name in sorted(used_as_parent & concrete):
         raise DerivationError(
             f"entity type '{name}' is concrete but is also a parent of other types; the "
-            "symbolic view needs parents to be categories (declare it with class: category)")
+            "symbolic view needs parents to be categories (declare it with class: category)"
+        )
     types: list[TypeNode] = []
     if ROOT_TYPE not in spec.entity_types:
         types.append(TypeNode(ROOT_TYPE, None, "implicit root type"))
@@ -127,12 +149,16 @@ def _hierarchy(spec: WorldSpec) -> tuple[list[TypeNode], list[ObjectNode]]:
         if name in concrete:
             continue
         parent = et.parents[0] if et.parents else (None if name == ROOT_TYPE else ROOT_TYPE)
-        types.append(TypeNode(name, parent, f"entity_types.{name} ({et.cls})",
-                              tuple(et.parents[1:])))
+        types.append(
+            TypeNode(name, parent, f"entity_types.{name} ({et.cls})", tuple(et.parents[1:]))
+        )
     objects = [
-        ObjectNode(name, spec.entity_types[name].parents[0] if spec.entity_types[name].parents
-                   else ROOT_TYPE, f"entity_types.{name} ({spec.entity_types[name].cls})",
-                   tuple(spec.entity_types[name].parents[1:]))
+        ObjectNode(
+            name,
+            spec.entity_types[name].parents[0] if spec.entity_types[name].parents else ROOT_TYPE,
+            f"entity_types.{name} ({spec.entity_types[name].cls})",
+            tuple(spec.entity_types[name].parents[1:]),
+        )
         for name in spec.concrete_types
     ]
     return types, objects
@@ -144,8 +170,11 @@ def _properties(spec: WorldSpec, operators: list[OperatorSchema]) -> list[str]:
     for op in operators:
         for item in (*op.preconditions, *op.effects):
             pred = getattr(item, "predicate", None)
-            if isinstance(item, Fact | SetFact) and pred not in (FACING, HOLDING) and (
-                    pred not in names):
+            if (
+                isinstance(item, Fact | SetFact)
+                and pred not in (FACING, HOLDING)
+                and (pred not in names)
+            ):
                 names.append(pred)
     for et in spec.entity_types.values():
         for prop, value in et.properties.items():

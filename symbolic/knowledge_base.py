@@ -49,15 +49,25 @@ class KBDiff:
 
     @property
     def empty(self) -> bool:
-        return not (self.added or self.removed or self.changed or self.status_changed
-                    or self.types_added or self.types_removed)
+        return not (
+            self.added
+            or self.removed
+            or self.changed
+            or self.status_changed
+            or self.types_added
+            or self.types_removed
+        )
 
     def __str__(self) -> str:
         parts = []
-        for label, names in (("added", self.added), ("removed", self.removed),
-                             ("changed", self.changed), ("status", self.status_changed),
-                             ("types added", self.types_added),
-                             ("types removed", self.types_removed)):
+        for label, names in (
+            ("added", self.added),
+            ("removed", self.removed),
+            ("changed", self.changed),
+            ("status", self.status_changed),
+            ("types added", self.types_added),
+            ("types removed", self.types_removed),
+        ):
             if names:
                 parts.append(f"{label}: {', '.join(names)}")
         return "; ".join(parts) or "no differences"
@@ -66,11 +76,13 @@ class KBDiff:
 class KnowledgeBase:
     """Operators (by name, in insertion order) over the domain vocabulary of a derivation."""
 
-    def __init__(self, derivation: Derivation, entries: Mapping[str, Entry] | None = None
-                 ) -> None:
+    def __init__(self, derivation: Derivation, entries: Mapping[str, Entry] | None = None) -> None:
         self.base = derivation
-        self._entries: dict[str, Entry] = dict(entries) if entries is not None else {
-            op.name: Entry(op) for op in derivation.operators}
+        self._entries: dict[str, Entry] = (
+            dict(entries)
+            if entries is not None
+            else {op.name: Entry(op) for op in derivation.operators}
+        )
         self._planning: Derivation | None = None
 
     @classmethod
@@ -105,11 +117,18 @@ class KnowledgeBase:
     def _changed(self) -> None:
         self._planning = None
 
-    def add(self, operator: OperatorSchema, origin: Origin = "learned",
-            meta: Mapping[str, Any] | None = None, replace_existing: bool = False) -> Entry:
+    def add(
+        self,
+        operator: OperatorSchema,
+        origin: Origin = "learned",
+        meta: Mapping[str, Any] | None = None,
+        replace_existing: bool = False,
+    ) -> Entry:
         if operator.name in self._entries and not replace_existing:
-            raise ValueError(f"operator '{operator.name}' already exists; pass "
-                             "replace_existing=True to replace it")
+            raise ValueError(
+                f"operator '{operator.name}' already exists; pass "
+                "replace_existing=True to replace it"
+            )
         entry = Entry(operator, origin, "active", "", dict(meta or {}))
         self._entries[operator.name] = entry
         self._changed()
@@ -144,18 +163,17 @@ class KnowledgeBase:
         return kb
 
     # --- planning views ------------------------------------------------------------------
-    def derivation(self, state: SymbolicState | None = None,
-                   goal: Mapping[str, int] | None = None) -> Derivation:
+    def derivation(
+        self, state: SymbolicState | None = None, goal: Mapping[str, int] | None = None
+    ) -> Derivation:
         """The planning problem over the active operators, from `state` to `goal`."""
         if self._planning is None:
             self._planning = self.base.with_operators(self.active)
         if state is None and goal is None:
             return self._planning
-        return self._planning.with_state(state if state is not None else self.base.initial,
-                                         goal)
+        return self._planning.with_state(state if state is not None else self.base.initial, goal)
 
-    def pddl(self, classical: bool = False, state: SymbolicState | None = None
-             ) -> tuple[str, str]:
+    def pddl(self, classical: bool = False, state: SymbolicState | None = None) -> tuple[str, str]:
         return write_pddl(self.derivation(state), classical=classical)
 
     # --- comparison ----------------------------------------------------------------------
@@ -167,10 +185,12 @@ class KnowledgeBase:
         return KBDiff(
             added=tuple(n for n in theirs if n not in mine),
             removed=tuple(n for n in mine if n not in theirs),
-            changed=tuple(n for n in mine if n in theirs
-                          and mine[n].operator != theirs[n].operator),
-            status_changed=tuple(n for n in mine if n in theirs
-                                 and mine[n].status != theirs[n].status),
+            changed=tuple(
+                n for n in mine if n in theirs and mine[n].operator != theirs[n].operator
+            ),
+            status_changed=tuple(
+                n for n in mine if n in theirs and mine[n].status != theirs[n].status
+            ),
             types_added=tuple(sorted(their_types - my_types)),
             types_removed=tuple(sorted(my_types - their_types)),
         )
@@ -184,9 +204,16 @@ class KnowledgeBase:
         data = {
             "format": FORMAT,
             "world": self.base.source,
-            "entries": [{"operator": schema_to_dict(e.operator), "origin": e.origin,
-                         "status": e.status, "reason": e.reason, "meta": dict(e.meta)}
-                        for e in self._entries.values()],
+            "entries": [
+                {
+                    "operator": schema_to_dict(e.operator),
+                    "origin": e.origin,
+                    "status": e.status,
+                    "reason": e.reason,
+                    "meta": dict(e.meta),
+                }
+                for e in self._entries.values()
+            ],
         }
         (out / "kb.json").write_text(json.dumps(data, indent=1))
         domain, problem = self.pddl()
@@ -204,6 +231,7 @@ class KnowledgeBase:
         entries = {}
         for raw in data["entries"]:
             op = schema_from_dict(raw["operator"])
-            entries[op.name] = Entry(op, raw["origin"], raw["status"], raw.get("reason", ""),
-                                     raw.get("meta", {}))
+            entries[op.name] = Entry(
+                op, raw["origin"], raw["status"], raw.get("reason", ""), raw.get("meta", {})
+            )
         return cls(base, entries)

@@ -50,12 +50,17 @@ def _expr(node: FNode) -> str:
     if node.is_le() or node.is_lt():
         left, right = node.arg(0), node.arg(1)
         if (left.is_int_constant() or left.is_real_constant()) and not (
-                right.is_int_constant() or right.is_real_constant()):
+            right.is_int_constant() or right.is_real_constant()
+        ):
             op = ">=" if node.is_le() else ">"
             return f"({op} {_expr(right)} {_expr(left)})"
         return f"({'<=' if node.is_le() else '<'} {_expr(left)} {_expr(right)})"
-    for test, op in ((FNode.is_plus, "+"), (FNode.is_minus, "-"), (FNode.is_times, "*"),
-                     (FNode.is_div, "/")):
+    for test, op in (
+        (FNode.is_plus, "+"),
+        (FNode.is_minus, "-"),
+        (FNode.is_times, "*"),
+        (FNode.is_div, "/"),
+    ):
         if test(node):
             return f"({op} " + " ".join(_expr(a) for a in node.args) + ")"
     raise ValueError(f"cannot write expression {node} in PDDL")
@@ -122,8 +127,9 @@ def _comment(text: str | None) -> str:
     return f"  ; {text}" if text else ""
 
 
-def write_domain(problem: Problem, provenance: Provenance | None = None,
-                 header: Iterable[str] = ()) -> str:
+def write_domain(
+    problem: Problem, provenance: Provenance | None = None, header: Iterable[str] = ()
+) -> str:
     prov = provenance or {}
     lines = [f"; {h}" for h in header]
     lines.append(f"(define (domain {problem.name})")
@@ -131,7 +137,9 @@ def write_domain(problem: Problem, provenance: Provenance | None = None,
     lines.append("  (:types")
     for t in problem.user_types:
         father = t.father  # type: ignore[attr-defined]
-        parent = f" - {father.name}" if father is not None else ""  # type: ignore[union-attr]
+        # a root must say "- object": PDDL typed lists run on, so a bare name would be read
+        # as belonging to the next line's parent
+        parent = f" - {father.name}" if father is not None else " - object"  # type: ignore[union-attr]
         lines.append(f"    {t.name}{parent}{_comment(prov.get('type:' + t.name))}")  # type: ignore[attr-defined]
     lines.append("  )")
     constants = set(_constants(problem))
@@ -139,8 +147,10 @@ def write_domain(problem: Problem, provenance: Provenance | None = None,
         lines.append("  (:constants")
         for o in problem.all_objects:
             if o.name in constants:
-                lines.append(f"    {o.name} - {o.type.name}"  # type: ignore[attr-defined]
-                             f"{_comment(prov.get('object:' + o.name))}")
+                lines.append(
+                    f"    {o.name} - {o.type.name}"  # type: ignore[attr-defined]
+                    f"{_comment(prov.get('object:' + o.name))}"
+                )
         lines.append("  )")
 
     def signature(f: object) -> str:
@@ -160,10 +170,10 @@ def write_domain(problem: Problem, provenance: Provenance | None = None,
         lines.append(f"  (:action {action.name}")
         lines.append(f"    :parameters ({params})")
         pre = [c for p in action.preconditions for c in _conjuncts(p)]
-        lines.append("    :precondition (and" + "".join(f"\n      {_expr(c)}" for c in pre)
-                     + ")")
-        lines.append("    :effect (and" + "".join(f"\n      {_effect(e)}"
-                                                  for e in action.effects) + "))")
+        lines.append("    :precondition (and" + "".join(f"\n      {_expr(c)}" for c in pre) + ")")
+        lines.append(
+            "    :effect (and" + "".join(f"\n      {_effect(e)}" for e in action.effects) + "))"
+        )
     lines.append(")")
     return "\n".join(lines) + "\n"
 
@@ -179,7 +189,9 @@ def write_problem(problem: Problem, header: Iterable[str] = ()) -> str:
         lines += [f"    {o.name} - {o.type.name}" for o in objects]  # type: ignore[attr-defined]
         lines.append("  )")
     lines.append("  (:init")
-    for fluent, value in problem.explicit_initial_values.items():
+    # every value, defaults included: an unlisted PDDL function is undefined, not 0, and
+    # UP fills explicit_initial_values lazily, so only the full map gives stable text
+    for fluent, value in problem.initial_values.items():
         if value.is_bool_constant():
             if value.bool_constant_value():
                 lines.append(f"    {_atom(fluent)}")
@@ -203,10 +215,25 @@ def derivation_provenance(d: Derivation) -> dict[str, str]:
     return prov
 
 
+def _display_path(source: str) -> str:
+    """Shipped specs by their path inside domains/, so the text is the same in every checkout."""
+    from pathlib import Path
+
+    from nesyworld.domains import DOMAINS_DIR
+
+    try:
+        return "domains/" + Path(source).resolve().relative_to(DOMAINS_DIR).as_posix()
+    except ValueError:
+        return source
+
+
 def write_pddl(d: Derivation, classical: bool = False) -> tuple[str, str]:
     """Domain and problem text of a derivation, in the numeric or the classical form."""
     problem = classical_problem(d) if classical else numeric_problem(d)
     form = "classical (bounded counts as fact ladders)" if classical else "numeric"
-    header = [f"nesyworld: '{d.name}' derived from {d.source}", f"form: {form}",
-              "generated; edit freely and load it back with nesyworld parse"]
+    header = [
+        f"nesyworld: '{d.name}' derived from {d.source}",
+        f"form: {form}",
+        "generated; edit freely and load it back with nesyworld parse",
+    ]
     return write_domain(problem, derivation_provenance(d), header), write_problem(problem, header)

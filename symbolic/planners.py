@@ -8,9 +8,12 @@ goal), so the recovery loop's frequent "is this plannable?" questions cost a dic
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -44,19 +47,43 @@ def register_planner(info: PlannerInfo) -> None:
     PLANNERS[info.name] = info
 
 
-register_planner(PlannerInfo(
-    "fast-downward", "fast-downward", "classical", True,
-    "Fast Downward, A* with h^max on the classical compilation (optimal plan length)",
-    {"fast_downward_search_config": "astar(hmax())"}))
-register_planner(PlannerInfo(
-    "fast-downward-sat", "fast-downward", "classical", False,
-    "Fast Downward, LAMA (first solution) on the classical compilation: fast, not optimal"))
-register_planner(PlannerInfo(
-    "enhsp", "enhsp-opt", "numeric", True,
-    "ENHSP on the numeric form (counts as fluents), optimal configuration"))
-register_planner(PlannerInfo(
-    "enhsp-sat", "enhsp", "numeric", False,
-    "ENHSP on the numeric form, greedy configuration: faster, not optimal"))
+register_planner(
+    PlannerInfo(
+        "fast-downward",
+        "fast-downward",
+        "classical",
+        True,
+        "Fast Downward, A* with h^max on the classical compilation (optimal plan length)",
+        {"fast_downward_search_config": "astar(hmax())"},
+    )
+)
+register_planner(
+    PlannerInfo(
+        "fast-downward-sat",
+        "fast-downward",
+        "classical",
+        False,
+        "Fast Downward, LAMA (first solution) on the classical compilation: fast, not optimal",
+    )
+)
+register_planner(
+    PlannerInfo(
+        "enhsp",
+        "enhsp-opt",
+        "numeric",
+        True,
+        "ENHSP on the numeric form (counts as fluents), optimal configuration",
+    )
+)
+register_planner(
+    PlannerInfo(
+        "enhsp-sat",
+        "enhsp",
+        "numeric",
+        False,
+        "ENHSP on the numeric form, greedy configuration: faster, not optimal",
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -93,26 +120,49 @@ def build_problem(d: Derivation, form: Form) -> Problem:
     return classical_problem(d) if form == "classical" else numeric_problem(d)
 
 
+@contextlib.contextmanager
+def _private_cwd() -> Iterator[None]:
+    """Run in a fresh directory: Fast Downward writes `output.sas` into the working
+    directory, so two planner processes started from one folder read each other's tasks."""
+    previous = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="nesyworld-plan-") as folder:
+        os.chdir(folder)
+        try:
+            yield
+        finally:
+            os.chdir(previous)
+
+
 def _solve(info: PlannerInfo, problem: Problem, timeout: float) -> PlanResult:
     start = time.perf_counter()
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _private_cwd():
             warnings.simplefilter("ignore")  # "cannot establish whether X can solve this"
             with up.OneshotPlanner(name=info.engine, params=dict(info.params)) as engine:
                 result = engine.solve(problem, timeout=timeout)
     except Exception as exc:  # a crashed planner is Unknown, not a crash of the caller
-        return PlanResult("unknown", planner=info.name, seconds=time.perf_counter() - start,
-                          message=f"{type(exc).__name__}: {exc}")
+        return PlanResult(
+            "unknown",
+            planner=info.name,
+            seconds=time.perf_counter() - start,
+            message=f"{type(exc).__name__}: {exc}",
+        )
     seconds = time.perf_counter() - start
     logs = " ".join(str(log.message) for log in (result.log_messages or []))[-500:]
     if result.status in (Status.SOLVED_SATISFICING, Status.SOLVED_OPTIMALLY):
-        steps = tuple(PlanStep(a.action.name, tuple(str(p) for p in a.actual_parameters))
-                      for a in result.plan.actions)
+        steps = tuple(
+            PlanStep(a.action.name, tuple(str(p) for p in a.actual_parameters))
+            for a in result.plan.actions
+        )
         return PlanResult("plan", steps, info.name, seconds)
-    if result.status in (Status.UNSOLVABLE_PROVEN, Status.UNSOLVABLE_INCOMPLETELY):
+    if result.status == Status.UNSOLVABLE_PROVEN:
         return PlanResult("unsolvable", (), info.name, seconds, logs)
-    return PlanResult("unknown", (), info.name, seconds,
-                      f"{result.status.name.lower()}: {logs}".strip())
+    if result.status == Status.TIMEOUT:
+        return PlanResult("unknown", (), info.name, seconds,
+                          f"timeout after {timeout:g} s (the limit) {logs}".strip())
+    return PlanResult(
+        "unknown", (), info.name, seconds, f"{result.status.name.lower()}: {logs}".strip()
+    )
 
 
 @dataclass
@@ -144,9 +194,13 @@ class Planner:
     ...     result = planner.plan(derivation)
     """
 
-    def __init__(self, name: str = "fast-downward", timeout: float = 10.0,
-                 cache: PlanCache | None = None,
-                 solve: Callable[[PlannerInfo, Problem, float], PlanResult] = _solve) -> None:
+    def __init__(
+        self,
+        name: str = "fast-downward",
+        timeout: float = 10.0,
+        cache: PlanCache | None = None,
+        solve: Callable[[PlannerInfo, Problem, float], PlanResult] = _solve,
+    ) -> None:
         if name not in PLANNERS:
             raise KeyError(f"unknown planner '{name}'; registered: {', '.join(PLANNERS)}")
         self.info = PLANNERS[name]
@@ -162,24 +216,41 @@ class Planner:
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def plan(self, d: Derivation, state: SymbolicState | None = None,
-             goal: Mapping[str, int] | None = None) -> PlanResult:
+    def plan(
+        self,
+        d: Derivation,
+        state: SymbolicState | None = None,
+        goal: Mapping[str, int] | None = None,
+    ) -> PlanResult:
         state = state if state is not None else d.initial
         goal_items = tuple(sorted((goal if goal is not None else d.goal).items()))
         key = (self.info.name, d.domain_key(), state, goal_items)
         cached = self.cache.get(key)
         if cached is not None:
-            return PlanResult(cached.status, cached.steps, cached.planner, 0.0, cached.message,
-                              cached=True)
+            return PlanResult(
+                cached.status, cached.steps, cached.planner, 0.0, cached.message, cached=True
+            )
+        unknown = [item for item, _ in goal_items if item not in state.names]
+        if unknown:
+            raise ValueError(f"goal names unknown items {unknown}; known: "
+                             f"{', '.join(state.names)}")
         problem = build_problem(d.with_state(state, dict(goal_items)), self.info.form)
-        result = self._solve(self.info, problem, self.timeout)
+        try:
+            result = self._solve(self.info, problem, self.timeout)
+        except Exception as exc:  # whatever the engine, a crash is Unknown for the caller
+            result = PlanResult("unknown", planner=self.info.name,
+                                message=f"{type(exc).__name__}: {exc}")
         self.calls += 1
         self.seconds += result.seconds
         self.cache.put(key, result)
         return result
 
-    def plannable(self, d: Derivation, state: SymbolicState | None = None,
-                  goal: Mapping[str, int] | None = None) -> bool | None:
+    def plannable(
+        self,
+        d: Derivation,
+        state: SymbolicState | None = None,
+        goal: Mapping[str, int] | None = None,
+    ) -> bool | None:
         """True, False, or None when the planner could not tell (timeout, error)."""
         result = self.plan(d, state, goal)
         return None if result.status == "unknown" else result.ok

@@ -5,7 +5,10 @@
 - classical: each count that some precondition or goal compares becomes a ladder of facts
   `<fluent>_geq(item, nK)` ("at least K"), updated by conditional effects, for Fast Downward.
 
-Ladders are capped at what the recipes and the goal can need (`count_caps`). Above the cap a
+Ladders are capped at what the recipes and the goal can need (`count_caps`).
+Soundness assumes that a count is only decreased by an operator that also requires it to be
+high enough: consumption is guarded by `inventory(x) >= k`, and removing a thing from the map
+by `world(x) >= 1` (the world's break and collect operators declare both). Above the cap a
 count saturates, and a decrease from a saturated count assumes the least it could be, so every
 classical plan is also a numeric plan (the encoding is sound); the cap is generous enough that
 plans which do not hoard far beyond any need are kept too. Operators keep their names and
@@ -22,7 +25,6 @@ from unified_planning.model import Fluent, InstantaneousAction, Object, Problem
 
 from nesyworld.symbolic.derive import Derivation, count_thresholds
 from nesyworld.world.semantics import (
-    AIR,
     FACING,
     HOLDING,
     INVENTORY,
@@ -51,13 +53,20 @@ class _Vocabulary:
 def _base(d: Derivation, name: str) -> _Vocabulary:
     problem = Problem(name)
     types: dict[str, up.Type] = {}
-    for node in d.types:  # parents are listed before children by the registry order
-        types[node.name] = up.UserType(node.name, types.get(node.parent) if node.parent else None)
+    pending = list(d.types)
+    while pending:  # parents before children, whatever order the spec listed them in
+        ready = [n for n in pending if n.parent is None or n.parent in types]
+        if not ready:
+            raise ValueError(f"type hierarchy has no root for {[n.name for n in pending]}")
+        for node in ready:
+            types[node.name] = up.UserType(node.name, types[node.parent] if node.parent
+                                           else None)
+        pending = [n for n in pending if n.name not in types]
     objects = {}
     for obj in d.objects:
         objects[obj.name] = Object(obj.name, types[obj.type])
         problem.add_object(objects[obj.name])
-    root = types[d.types[0].name] if d.types else None
+    root = next(types[n.name] for n in d.types if n.parent is None)
     facts = {}
     for pred in (FACING, HOLDING, *d.properties):
         facts[pred] = Fluent(pred, up.BoolType(), x=root)
@@ -69,6 +78,10 @@ def _base(d: Derivation, name: str) -> _Vocabulary:
         if prop in facts:
             problem.set_initial_value(facts[prop](objects[init.names[t]]), True)
     return _Vocabulary(problem, types, objects, facts)
+
+
+def _root(d: Derivation, v: _Vocabulary) -> up.Type:
+    return next(v.types[n.name] for n in d.types if n.parent is None)
 
 
 def _params(action_name: str, op: OperatorSchema, v: _Vocabulary) -> InstantaneousAction:
@@ -88,8 +101,9 @@ def _fact_conditions(action: InstantaneousAction, op: OperatorSchema, v: _Vocabu
             atom = v.facts[c.predicate](*(_arg(action, v, a) for a in c.args))
             action.add_precondition(up.Not(atom) if c.negated else atom)
         elif isinstance(c, Distinct):
-            action.add_precondition(up.Not(up.Equals(_arg(action, v, c.left),
-                                                      _arg(action, v, c.right))))
+            action.add_precondition(
+                up.Not(up.Equals(_arg(action, v, c.left), _arg(action, v, c.right)))
+            )
     for e in op.effects:
         if isinstance(e, SetFact) and not e.value:
             action.add_effect(v.facts[e.predicate](*(_arg(action, v, a) for a in e.args)), False)
@@ -101,13 +115,13 @@ def _fact_conditions(action: InstantaneousAction, op: OperatorSchema, v: _Vocabu
 def numeric_problem(d: Derivation, name: str | None = None) -> Problem:
     """The task with integer count fluents (the paper's form)."""
     v = _base(d, name or d.name)
-    root = v.types[d.types[0].name]
+    root = _root(d, v)
     counts = {f: Fluent(f, up.IntType(), x=root) for f in COUNT_FLUENTS}
     for f in counts.values():
         v.problem.add_fluent(f, default_initial_value=0)
     for fluent, values in ((WORLD, d.initial.world), (INVENTORY, d.initial.inventory)):
         for i, value in enumerate(values):
-            if value and not (fluent == WORLD and d.initial.names[i] == AIR and False):
+            if value:
                 v.problem.set_initial_value(counts[fluent](v.objects[d.initial.names[i]]), value)
     for op in d.operators:
         action = _params(op.name, op, v)
@@ -149,13 +163,18 @@ def count_caps(d: Derivation) -> dict[tuple[str, str], int]:
         fluent, item = key
         values = d.initial.world if fluent == WORLD else d.initial.inventory
         initial = values[d.initial.names.index(item)] if item in d.initial.names else 0
-        caps[key] = max(initial, threshold + consumption.get(key, 0), threshold,
-                        d.goal.get(item, 0) if fluent == INVENTORY else 0)
+        caps[key] = max(
+            initial,
+            threshold + consumption.get(key, 0),
+            threshold,
+            d.goal.get(item, 0) if fluent == INVENTORY else 0,
+        )
     return caps
 
 
-def classical_problem(d: Derivation, name: str | None = None,
-                      caps: Mapping[tuple[str, str], int] | None = None) -> Problem:
+def classical_problem(
+    d: Derivation, name: str | None = None, caps: Mapping[tuple[str, str], int] | None = None
+) -> Problem:
     """The same task with bounded counts compiled to facts, for classical planners."""
     v = _base(d, name or d.name)
     caps = dict(caps if caps is not None else count_caps(d))
@@ -163,9 +182,12 @@ def classical_problem(d: Derivation, name: str | None = None,
     level_type = up.UserType(LEVEL_TYPE)
     levels = [Object(f"n{k}", level_type) for k in range(1, top + 1)]
     v.problem.add_objects(levels)
-    root = v.types[d.types[0].name]
-    ladders = {f: Fluent(f"{f}_geq", up.BoolType(), x=root, n=level_type)
-               for f in COUNT_FLUENTS if any(k[0] == f for k in caps)}
+    root = _root(d, v)
+    ladders = {
+        f: Fluent(f"{f}_geq", up.BoolType(), x=root, n=level_type)
+        for f in COUNT_FLUENTS
+        if any(k[0] == f for k in caps)
+    }
     for f in ladders.values():
         v.problem.add_fluent(f, default_initial_value=False)
     for (fluent, item), cap in sorted(caps.items()):
@@ -192,14 +214,17 @@ def classical_problem(d: Derivation, name: str | None = None,
                     if k <= d_:
                         action.add_effect(geq(e.fluent, item, k), True)
                     else:
-                        action.add_effect(geq(e.fluent, item, k), True,
-                                          condition=geq(e.fluent, item, k - d_))
+                        action.add_effect(
+                            geq(e.fluent, item, k), True, condition=geq(e.fluent, item, k - d_)
+                        )
                 elif k - d_ > cap:
                     action.add_effect(geq(e.fluent, item, k), False)
                 else:
-                    action.add_effect(geq(e.fluent, item, k), False,
-                                      condition=up.Not(geq(e.fluent, item, k - d_)))
+                    action.add_effect(
+                        geq(e.fluent, item, k), False, condition=up.Not(geq(e.fluent, item, k - d_))
+                    )
         v.problem.add_action(action)
     for item, n in sorted(d.goal.items()):
-        v.problem.add_goal(geq(INVENTORY, v.objects[item], n))
+        if n > 0:  # "at least 0" holds always; the ladder has no rung 0
+            v.problem.add_goal(geq(INVENTORY, v.objects[item], n))
     return v.problem

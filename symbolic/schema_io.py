@@ -24,8 +24,13 @@ from nesyworld.world.semantics import (
     SetFact,
 )
 
-_KINDS = {"fact": Fact, "distinct": Distinct, "at_least": CountAtLeast, "set": SetFact,
-          "change": CountChange}
+_KINDS = {
+    "fact": Fact,
+    "distinct": Distinct,
+    "at_least": CountAtLeast,
+    "set": SetFact,
+    "change": CountChange,
+}
 
 
 def item_to_dict(item: Condition | Effect) -> dict[str, Any]:
@@ -107,28 +112,36 @@ def _condition(node: FNode) -> list[Condition]:
         k, f = inner.arg(0), inner.arg(1)
         if f.is_fluent_exp() and f.fluent().name in (WORLD, INVENTORY):
             return [CountAtLeast(f.fluent().name, _name(f.arg(0)), _int(k) + 1)]
-    raise UnsupportedConstruct(f"condition {node} is outside the operator schema "
-                               "(facts, negated facts, inequality of arguments, count >= k)")
+    raise UnsupportedConstruct(
+        f"condition {node} is outside the operator schema "
+        "(facts, negated facts, inequality of arguments, count >= k)"
+    )
 
 
-def schema_from_action(action: InstantaneousAction, provenance: str,
-                       env_action: str | None = None) -> OperatorSchema:
+def schema_from_action(
+    action: InstantaneousAction, provenance: str, env_action: str | None = None
+) -> OperatorSchema:
     """An operator schema from a unified-planning action in nesyworld's fragment."""
     pre: list[Condition] = [c for p in action.preconditions for c in _condition(p)]
     eff: list[Effect] = []
     for e in action.effects:
         if e.is_conditional():
-            raise UnsupportedConstruct(f"{action.name}: conditional effects are not part of "
-                                       "the operator schema")
+            raise UnsupportedConstruct(
+                f"{action.name}: conditional effects are not part of the operator schema"
+            )
         f = e.fluent
         if e.is_increase() or e.is_decrease():
             delta = _int(e.value) * (1 if e.is_increase() else -1)
             eff.append(CountChange(f.fluent().name, _name(f.arg(0)), delta))
         elif e.value.is_bool_constant():
-            eff.append(SetFact(f.fluent().name, tuple(_name(a) for a in f.args),
-                               e.value.bool_constant_value()))
+            eff.append(
+                SetFact(
+                    f.fluent().name, tuple(_name(a) for a in f.args), e.value.bool_constant_value()
+                )
+            )
         else:
             raise UnsupportedConstruct(f"{action.name}: effect {e} is outside the schema")
     params = tuple(Param("?" + p.name, p.type.name) for p in action.parameters)  # type: ignore[attr-defined]
-    return OperatorSchema(action.name, params, tuple(pre), tuple(eff),
-                          env_action or action.name, provenance)
+    return OperatorSchema(
+        action.name, params, tuple(pre), tuple(eff), env_action or action.name, provenance
+    )

@@ -2,15 +2,77 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from nesyworld.world.catalog import TypeCatalog
 from nesyworld.world.errors import SpecError
+from nesyworld.world.pathfinding import dilate4
 from nesyworld.world.spec import WorldSpec
 
 
+MAX_LAYOUT_TRIES = 200
+
+
 def build_grid(spec: WorldSpec, types: TypeCatalog, rng: np.random.Generator) -> np.ndarray:
-    """The static map (no agents yet), with random placements drawn from `rng`."""
+    """The static map (no agents yet), with random placements drawn from `rng`.
+
+    Random placement is redrawn (from the same generator, so still deterministic) until it
+    seals nothing off: no new unreachable pocket of floor and no object without an open side.
+    Without this, about one layout in a thousand made the task unsolvable from the start.
+    """
+    base = _fixed_grid(spec, types)
+    if not any(p.quantity > len(p.at) for p in spec.map.objects):
+        return _place(spec, types, base, rng)
+    walkable = types.passable
+    pockets = _base_components(walkable[base].tobytes(), base.shape)
+    for _ in range(MAX_LAYOUT_TRIES):
+        grid = _place(spec, types, base, rng)
+        if _components(walkable[grid]) == pockets and _all_open(grid, base, walkable):
+            return grid
+    raise SpecError(
+        f"could not place the objects of '{spec.name}' without sealing parts of the map off "
+        f"in {MAX_LAYOUT_TRIES} tries", key_path="map.objects",
+        expected="fewer objects or larger rooms")
+
+
+@functools.lru_cache(maxsize=64)
+def _base_components(walk_bytes: bytes, shape: tuple[int, int]) -> int:
+    return _components(np.frombuffer(walk_bytes, dtype=bool).reshape(shape))
+
+
+def _components(walk: np.ndarray) -> int:
+    """Number of 4-connected regions of walkable cells (flat lists: this runs every reset)."""
+    h, w = walk.shape
+    flat = walk.ravel().tolist()
+    seen = [False] * (h * w)
+    n = 0
+    for start in range(h * w):
+        if not flat[start] or seen[start]:
+            continue
+        n += 1
+        seen[start] = True
+        stack = [start]
+        while stack:
+            cur = stack.pop()
+            r, c = divmod(cur, w)
+            for nxt, ok in ((cur - w, r > 0), (cur + w, r < h - 1), (cur - 1, c > 0),
+                            (cur + 1, c < w - 1)):
+                if ok and flat[nxt] and not seen[nxt]:
+                    seen[nxt] = True
+                    stack.append(nxt)
+    return n
+
+
+def _all_open(grid: np.ndarray, base: np.ndarray, walkable: np.ndarray) -> bool:
+    """Every randomly placed thing has a walkable side."""
+    open_side = dilate4(walkable[grid])
+    placed = (grid != base) & ~walkable[grid]
+    return bool(np.all(open_side[placed]))
+
+
+def _fixed_grid(spec: WorldSpec, types: TypeCatalog) -> np.ndarray:
     m = spec.map
     h, w = m.size
     if m.ascii is not None:
@@ -28,9 +90,16 @@ def build_grid(spec: WorldSpec, types: TypeCatalog, rng: np.random.Generator) ->
     for door in m.doors:
         grid[door.at] = types.id(door.type)
     for placement in m.objects:
-        tid = types.id(placement.type)
         for cell in placement.at:
-            grid[cell] = tid
+            grid[cell] = types.id(placement.type)
+    return grid
+
+
+def _place(spec: WorldSpec, types: TypeCatalog, base: np.ndarray, rng: np.random.Generator
+           ) -> np.ndarray:
+    grid = base.copy()
+    for placement in spec.map.objects:
+        tid = types.id(placement.type)
         remaining = placement.quantity - len(placement.at)
         if remaining > 0:
             cells = free_cells(grid, spec, placement.room)

@@ -26,8 +26,9 @@ def test_declared_effects_predict_the_scripted_solution() -> None:
     d = derive(world)
     for action in scripted_solution("pogostick") or []:
         z0 = abstract(world)
-        candidates = [op for op in d.operators if op.action.split("_{")[0] == action
-                      or op.action == action]
+        candidates = [
+            op for op in d.operators if op.action.split("_{")[0] == action or op.action == action
+        ]
         bindings = [{"?from": z0.names[z0.facing], "?prev": z0.names[z0.holding]}]
         applicable = [op for op in candidates if z0.satisfies(op.preconditions, bindings[0])]
         assert len(applicable) == 1, (action, [op.name for op in candidates])

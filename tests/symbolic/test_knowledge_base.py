@@ -40,10 +40,13 @@ def test_demote_removes_from_planning_but_keeps_record(kb: KnowledgeBase) -> Non
 def test_added_operator_is_planned_with_and_written(kb: KnowledgeBase) -> None:
     other = kb.without("trade_block_of_titanium_1")
     shortcut = OperatorSchema(
-        name="learned_titanium_0", params=(),
+        name="learned_titanium_0",
+        params=(),
         preconditions=(Fact("facing", ("trader",)),),
         effects=(CountChange("inventory", "block_of_titanium", 1),),
-        action="nop", provenance="learned in a test")
+        action="nop",
+        provenance="learned in a test",
+    )
     other.add(shortcut, meta={"steps": 10})
     with pytest.raises(ValueError, match="already exists"):
         other.add(shortcut)
@@ -52,15 +55,16 @@ def test_added_operator_is_planned_with_and_written(kb: KnowledgeBase) -> None:
     domain, _ = other.pddl()
     assert "(:action learned_titanium_0" in domain and "; learned in a test" in domain
     diff = kb.diff(other)
-    assert diff.added == ("learned_titanium_0",) and diff.removed == (
-        "trade_block_of_titanium_1",)
+    assert diff.added == ("learned_titanium_0",) and diff.removed == ("trade_block_of_titanium_1",)
 
 
 def test_save_and_load_round_trip(kb: KnowledgeBase, tmp_path: Path) -> None:
     other = kb.copy()
     other.demote("craft_stick", "test")
-    other.add(OperatorSchema("learned_x", (), (), (SetFact("facing", ("air",), True),),
-                             "nop", "test"), meta={"novelty": "axe"})
+    other.add(
+        OperatorSchema("learned_x", (), (), (SetFact("facing", ("air",), True),), "nop", "test"),
+        meta={"novelty": "axe"},
+    )
     folder = other.save(tmp_path / "kb")
     assert (folder / "domain.pddl").read_text().count("(:action") == len(other.active)
     loaded = KnowledgeBase.load(folder)

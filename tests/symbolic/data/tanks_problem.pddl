@@ -1,0 +1,6 @@
+(define (problem six-in-the-big-one)
+  (:domain tanks)
+  (:objects small big - tank)
+  (:init (= (level small) 3) (= (capacity small) 4)
+         (= (level big) 0) (= (capacity big) 8))
+  (:goal (and (= (level big) 6) (= (level small) 0))))
