@@ -11,7 +11,6 @@ from nesyworld.world.errors import SpecError
 from nesyworld.world.pathfinding import dilate4
 from nesyworld.world.spec import WorldSpec
 
-
 MAX_LAYOUT_TRIES = 200
 
 

@@ -159,8 +159,16 @@ class World:
         if not 0 <= action < len(acts):
             return Outcome(str(action), False, 0.0, f"no action with index {action}")
         g = acts[action]
+        a = g.action
         try:
-            cost = g.action.execute(self, agent, g.arg)
+            if type(a).execute is Action.execute:
+                # Action.execute without raising and catching: most random steps are refused
+                reason = a.check(self, agent, g.arg)
+                if reason is not None:
+                    return Outcome(g.name, False, 0.0, reason)
+                cost = a.apply(self, agent, g.arg)
+            else:
+                cost = a.execute(self, agent, g.arg)
         except ActionRefused as refusal:
             return Outcome(g.name, False, 0.0, refusal.reason)
         return Outcome(g.name, True, cost)
@@ -199,21 +207,34 @@ class World:
         agent = self.main if agent is None else agent
         acts = self._agent_actions[agent]
         mask = np.zeros(len(acts), bool)
-        for action, idx, args in self._mask_groups(agent):
+        groups, checks = self._mask_groups(agent)
+        for action, idx, args in groups:
             mask[idx] = action.mask(self, agent, args)
+        for i, check, arg in checks:
+            # what the default Action.mask does, without an array per action: the env asks
+            # for the mask every step
+            mask[i] = check(self, agent, arg) is None
         return mask
 
-    def _mask_groups(self, agent: int) -> list[tuple[Action, np.ndarray, list[Any]]]:
+    def _mask_groups(
+        self, agent: int
+    ) -> tuple[list[tuple[Action, np.ndarray, list[Any]]], list[tuple[int, Any, Any]]]:
+        """Actions with their own (vectorised) mask, grouped; the rest as single checks."""
         cache = getattr(self, "_mask_group_cache", None)
         if cache is None:
             cache = self._mask_group_cache = {}
         if agent not in cache:
             groups: dict[str, tuple[Action, list[int], list[Any]]] = {}
+            checks: list[tuple[int, Any, Any]] = []
             for i, g in enumerate(self._agent_actions[agent]):
+                if type(g.action).mask is Action.mask:
+                    checks.append((i, g.action.check, g.arg))
+                    continue
                 entry = groups.setdefault(g.action.name, (g.action, [], []))
                 entry[1].append(i)
                 entry[2].append(g.arg)
-            cache[agent] = [(a, np.array(ix), args) for a, ix, args in groups.values()]
+            cache[agent] = ([(a, np.array(ix), args) for a, ix, args in groups.values()],
+                            checks)
         return cache[agent]
 
     # --------------------------------------------------------------------- queries

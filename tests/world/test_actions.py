@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from nesyworld.world.semantics import CountAtLeast, CountChange, Distinct, Fact, SetFact
+from nesyworld.world.spec_loader import load_spec
 from nesyworld.world.world import Outcome, World, run_actions
 
 # Cells of the mini world in conftest.py (checked against the `cells` fixture below).
@@ -778,3 +779,47 @@ def test_declared_operators_match_observed_changes(world):
         "trade",
     }
     assert world.goal_reached()
+
+
+# ------------------------------------------------------- action classes with no groundings
+
+NO_GROUNDINGS = """\
+entity_types:
+  bedrock: {}
+  stone: {breakable: true}
+  agent: {class: actor}
+actions:
+  break: {class: break}
+  approach: {class: approach, targets: []}
+  craft: {class: craft}
+  trade: {class: trade}
+map:
+  size: [5, 5]
+  objects: {stone: 2}
+agents:
+  me: {at: [1, 1], facing: east}
+goal:
+  inventory: {stone: 1}
+"""
+
+
+def test_spec_without_recipes_trades_or_targets_loads():
+    spec = load_spec(NO_GROUNDINGS)
+    assert dict(spec.recipes) == {} and dict(spec.trades) == {}
+    assert spec.actions["approach"].params["targets"] == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: Action.ground() turns a grounded class with no groundings (craft without "
+    "recipes, trade without trades, approach without targets) into one action with arg None; "
+    "act() then raises TypeError and action_mask() raises for every action",
+)
+def test_grounded_class_with_nothing_to_ground_does_not_crash():
+    world = World(load_spec(NO_GROUNDINGS), seed=0)
+    mask = world.action_mask()
+    for i, name in enumerate(world.action_names()):
+        out = world.act(0, name)
+        assert out.ok == bool(mask[i]) or name.startswith("approach")
+        if not out.ok:
+            assert out.reason

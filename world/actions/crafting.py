@@ -68,10 +68,10 @@ class _Exchange(Action):
             disabled = self._disabled(world, cell)
             if disabled:
                 return disabled
-        missing = self.need[arg] - st.inventory[agent]
-        if (missing > 0).any():
-            i = int(np.argmax(missing > 0))
-            return f"{entry.name} needs {self.need[arg, i]} {world.types.names[i]}"
+        inv = st.inventory[agent]
+        for t, k in self._inputs[arg]:  # in type-id order: the first missing input is named
+            if inv.item(t) < k:
+                return f"{entry.name} needs {k} {world.types.names[t]}"
         return None
 
     def _disabled(self, world: World, cell: tuple[int, int]) -> str | None:
@@ -106,7 +106,12 @@ class _Exchange(Action):
                 if not usable:
                     out.append(False)
                     continue
-            out.append(all(inv[t] >= k for t, k in self._inputs[a]))
+            ok = True
+            for t, k in self._inputs[a]:
+                if inv[t] < k:
+                    ok = False
+                    break
+            out.append(ok)
         return np.array(out, bool)
 
     def operators(self) -> list[OperatorSchema]:

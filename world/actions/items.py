@@ -29,14 +29,6 @@ if TYPE_CHECKING:
     from nesyworld.world.world import World
 
 
-def _ids(action: Action, args: Sequence[Any]) -> np.ndarray:
-    """`args` as an index array, converted once: the mask passes the same list every step."""
-    cached = action.__dict__.get("_ids_cache")
-    if cached is None or cached[0] is not args:
-        cached = action._ids_cache = (args, np.asarray(args, dtype=np.intp))  # type: ignore[attr-defined]
-    return cached[1]
-
-
 @ACTIONS.register("select")
 class Select(Action):
     """Hold an item from the inventory (tools must be held to be used)."""
@@ -57,9 +49,11 @@ class Select(Action):
         return self.cost
 
     def mask(self, world: World, agent: int, args: Sequence[Any]) -> np.ndarray:
-        ids = _ids(self, args)
+        # plain Python: numpy's per-call overhead dominates on a dozen items
         st = world.state
-        return (st.inventory[agent, ids] >= 1) & (ids != st.selected[agent])
+        inv = st.inventory[agent].tolist()
+        held = st.selected.item(agent)
+        return np.array([inv[t] >= 1 and t != held for t in args], bool)
 
     def operators(self) -> list[OperatorSchema]:
         return [

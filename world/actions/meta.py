@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from nesyworld.world.actions.base import Action
 from nesyworld.world.registry import ACTIONS
@@ -21,9 +18,6 @@ class Nop(Action):
     def apply(self, world: World, agent: int, arg: Any) -> float:
         return self.cost
 
-    def mask(self, world: World, agent: int, args: Sequence[Any]) -> np.ndarray:
-        return np.ones(len(args), bool)
-
 
 @ACTIONS.register("give_up")
 class GiveUp(Action):
@@ -32,6 +26,3 @@ class GiveUp(Action):
     def apply(self, world: World, agent: int, arg: Any) -> float:
         world.state.gave_up = True
         return self.cost
-
-    def mask(self, world: World, agent: int, args: Sequence[Any]) -> np.ndarray:
-        return np.ones(len(args), bool)

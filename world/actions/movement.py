@@ -62,12 +62,6 @@ class Move(Action):
         world.move_agent(agent, self._target(world, agent))  # type: ignore[arg-type]
         return self.cost
 
-    def mask(self, world: World, agent: int, args: Sequence[Any]) -> np.ndarray:
-        """`check` without building refusal messages."""
-        cell = self._target(world, agent)
-        ok = cell is not None and bool(world.types.passable[world.state.grid[cell]])
-        return np.array([ok] * len(args), bool)
-
 
 @ACTIONS.register("rotate")
 class Rotate(Action):
@@ -80,9 +74,6 @@ class Rotate(Action):
         world.state.facing[agent] = (world.state.facing[agent] + turn) % 4
         return self.cost
 
-    def mask(self, world: World, agent: int, args: Sequence[Any]) -> np.ndarray:
-        return np.ones(len(args), bool)
-
 
 @ACTIONS.register("approach")
 class Approach(Action):
@@ -92,7 +83,7 @@ class Approach(Action):
     are obstacles; when none of the type is reachable the action is refused.
     """
 
-    PARAMS: ClassVar[dict[str, Any]] = {"targets": list}
+    PARAMS: ClassVar[dict[str, Any]] = {"targets": "types"}
 
     def groundings(self) -> list[tuple[str, Any]]:
         return [(t, self.types.id(t)) for t in self.targets()]
@@ -133,23 +124,30 @@ class Approach(Action):
 
     def _plan(self, world: World, agent: int, tid: int) -> tuple[list, int] | None:
         st = world.state
-        targets = st.grid == tid
-        if not targets.any():
+        h, w = st.grid.shape
+        start = st.pos.item(agent, 0) * w + st.pos.item(agent, 1)
+        targets = set(np.flatnonzero(st.grid.ravel() == tid).tolist())
+        targets.discard(start)
+        if not targets:
             return None
-        start = (int(st.pos[agent, 0]), int(st.pos[agent, 1]))
-        targets[start] = False
-        return _path_to_adjacent(world.passable_mask(), start, targets)
+        nbrs = _neighbours(h, w)
+        for d, nb in enumerate(nbrs[start]):  # already there: no need for the passable map
+            if nb in targets:
+                return [], d
+        return _search(world.passable_mask().ravel().tolist(), nbrs, w, start, targets)
 
     def mask(self, world: World, agent: int, args: Sequence[Any]) -> np.ndarray:
-        """Types adjacent to the agent's connected region; other agents count as floor here,
-        so the mask is cheap to keep per static map version."""
+        """Types touching the agent's connected region (blocks around it, floor types in it)
+        and other agents in or next to it; agents count as floor here, so the mask is cheap
+        to keep per static map version."""
         labels, adjacent = _regions(world)
         st = world.state
-        region = labels[st.pos[agent, 0], st.pos[agent, 1]]
+        pos = st.pos.tolist()
+        region = labels.item(*pos[agent])
         near = adjacent[region].copy()
-        for i in range(len(st.pos)):  # agents inside or next to the region
-            if i != agent and _touches(labels, st.pos[i], region):
-                near[st.grid[st.pos[i, 0], st.pos[i, 1]]] = True
+        for i, (r, c) in enumerate(pos):  # agents inside or next to the region
+            if i != agent and _touches(labels, (r, c), region):
+                near[st.grid.item(r, c)] = True
         return near[_ids(self, args)]
 
     def operators(self) -> list[OperatorSchema]:
@@ -176,14 +174,14 @@ def _ids(action: Action, args: Sequence[Any]) -> np.ndarray:
     return cached[1]
 
 
-def _touches(labels: np.ndarray, pos: np.ndarray, region: int) -> bool:
+def _touches(labels: np.ndarray, pos: Sequence[int], region: int) -> bool:
     h, w = labels.shape
     r, c = int(pos[0]), int(pos[1])
-    if labels[r, c] == region:
+    if labels.item(r, c) == region:
         return True
     for dr, dc in ((-1, 0), (0, 1), (1, 0), (0, -1)):
         nr, nc = r + dr, c + dc
-        if 0 <= nr < h and 0 <= nc < w and labels[nr, nc] == region:
+        if 0 <= nr < h and 0 <= nc < w and labels.item(nr, nc) == region:
             return True
     return False
 
@@ -202,33 +200,33 @@ def _neighbours(h: int, w: int) -> tuple[tuple[int, int, int, int], ...]:
 def _path_to_adjacent(
     passable: np.ndarray, start: tuple[int, int], targets: np.ndarray
 ) -> tuple[list[tuple[int, int]], int] | None:
-    """`pathfinding.path_to_adjacent`, same search order and so the same path and facing,
-    on flat lists with a cached neighbour table: approach runs it every time it is taken,
-    and the per-cell bounds checks and divmods were most of an env step."""
+    """`pathfinding.path_to_adjacent`, by `_search`."""
     h, w = passable.shape
-    nbrs = _neighbours(h, w)
-    tgt = targets.ravel().tolist()
-    s = start[0] * w + start[1]
+    return _search(passable.ravel().tolist(), _neighbours(h, w), w, start[0] * w + start[1],
+                   set(np.flatnonzero(targets).tolist()))
+
+
+def _search(
+    free: list[bool], nbrs: tuple[tuple[int, int, int, int], ...], w: int, s: int,
+    targets: set[int],
+) -> tuple[list[tuple[int, int]], int] | None:
+    """`pathfinding.path_to_adjacent` on flat cell indices: the same breadth-first order and
+    N, E, S, W tie-breaks, so the same path and facing. Approach runs it every time it is
+    taken, and there the per-cell bounds checks, divmods and array scans were most of an env
+    step; here a cell costs a few list and set lookups."""
     for d, nb in enumerate(nbrs[s]):
-        if nb >= 0 and tgt[nb]:
+        if nb in targets:
             return [], d
-    near = np.zeros_like(targets)  # cells with a target among their 4-neighbours
-    near[1:, :] |= targets[:-1, :]
-    near[:-1, :] |= targets[1:, :]
-    near[:, 1:] |= targets[:, :-1]
-    near[:, :-1] |= targets[:, 1:]
-    near_flat = near.ravel().tolist()
-    free = passable.ravel().tolist()
-    prev = [-2] * (h * w)
-    prev[s] = -1
+    near = {nb for t in targets for nb in nbrs[t] if nb >= 0}  # cells next to a target
+    prev = {s: -1}
     queue = [s]
     for cur in queue:  # a list iterator sees what is appended: a FIFO queue
         for nxt in nbrs[cur]:
-            if nxt < 0 or prev[nxt] != -2 or not free[nxt]:
+            if nxt < 0 or nxt in prev or not free[nxt]:
                 continue
             prev[nxt] = cur
-            if near_flat[nxt]:
-                d = next(d for d, nb in enumerate(nbrs[nxt]) if nb >= 0 and tgt[nb])
+            if nxt in near:
+                d = next(d for d, nb in enumerate(nbrs[nxt]) if nb in targets)
                 path = []
                 node = nxt
                 while node != s:
@@ -240,6 +238,55 @@ def _path_to_adjacent(
     return None
 
 
+def _label_runs(walk: np.ndarray) -> tuple[np.ndarray, int]:
+    """4-connected components of `walk`, numbered in row-major order of their first cell
+    (-1 elsewhere), and their count.
+
+    Works on horizontal runs of walkable cells, joined by union-find where runs of adjacent
+    rows overlap: a few dozen runs instead of a flood fill over every cell, because this runs
+    after every reset and every map change.
+    """
+    h, w = walk.shape
+    pad = np.zeros((h, w + 2), np.int8)
+    pad[:, 1:-1] = walk
+    edges = np.diff(pad, axis=1)
+    rows_a, starts_a = np.nonzero(edges == 1)  # row-major order, so runs come sorted
+    ends_a = np.nonzero(edges == -1)[1]
+    rows, starts, ends = rows_a.tolist(), starts_a.tolist(), ends_a.tolist()
+    n = len(rows)
+    parent = list(range(n))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    prev_lo = prev_hi = i = 0
+    while i < n:
+        j = i
+        while j < n and rows[j] == rows[i]:
+            j += 1
+        if prev_hi > prev_lo and rows[prev_lo] == rows[i] - 1:
+            a, b = prev_lo, i
+            while a < prev_hi and b < j:  # merge the two sorted run lists
+                if starts[a] < ends[b] and starts[b] < ends[a]:
+                    ra, rb = find(a), find(b)
+                    if ra != rb:
+                        parent[max(ra, rb)] = min(ra, rb)
+                if ends[a] < ends[b]:
+                    a += 1
+                else:
+                    b += 1
+        prev_lo, prev_hi, i = i, j, j
+    number: dict[int, int] = {}
+    run_labels = [number.setdefault(find(k), len(number)) for k in range(n)]
+    labels = np.full((h, w), -1, np.int32)
+    # walkable cells in row-major order are exactly the runs, one after the other
+    labels[walk] = np.repeat(np.array(run_labels, np.int32), ends_a - starts_a)
+    return labels, len(number)
+
+
 def _regions(world: World) -> tuple[np.ndarray, np.ndarray]:
     """Connected regions of walkable cells (agents' cells count as walkable) and, per region,
     which types touch it. Cached on the world by the static map version."""
@@ -249,34 +296,19 @@ def _regions(world: World) -> tuple[np.ndarray, np.ndarray]:
         return cache[2], cache[3]
     walk = world.types.passable[st.grid]
     walk[st.pos[:, 0], st.pos[:, 1]] = True
-    h, w = walk.shape
-    # Flood fill on flat Python lists: numpy indexing per cell is what made this slow, and
-    # it runs after every reset and every map change. Regions are numbered in row-major order
-    # of their first cell; the fill order inside a region does not change its cells.
-    free = walk.ravel().tolist()
-    neighbours = _neighbours(h, w)
-    flat = [-1] * (h * w)
-    n = 0
-    for s0 in range(h * w):
-        if free[s0] and flat[s0] < 0:
-            flat[s0] = n
-            stack = [s0]
-            while stack:
-                for nxt in neighbours[stack.pop()]:
-                    if nxt >= 0 and free[nxt] and flat[nxt] < 0:
-                        flat[nxt] = n
-                        stack.append(nxt)
-            n += 1
-    labels = np.array(flat, np.int32).reshape(h, w)
-    # A type touches a region when a non-walkable cell of it has a 4-neighbour in the region.
+    labels, n = _label_runs(walk)
+    # A type touches a region when a cell of it has a 4-neighbour in the region: blocks
+    # around it, and walkable types inside it (approach to a floor type such as a door runs
+    # too). Agents' cells count as what they stand on.
+    ground = st.grid.copy()
+    ground[st.pos[:, 0], st.pos[:, 1]] = st.under
     adjacent = np.zeros((max(n, 1), len(world.types)), bool)
-    blocked = ~walk
     for cells, nbrs in (((slice(1, None), slice(None)), (slice(None, -1), slice(None))),
                         ((slice(None, -1), slice(None)), (slice(1, None), slice(None))),
                         ((slice(None), slice(1, None)), (slice(None), slice(None, -1))),
                         ((slice(None), slice(None, -1)), (slice(None), slice(1, None)))):
         lab = labels[nbrs]
-        hit = blocked[cells] & (lab >= 0)
-        adjacent[lab[hit], st.grid[cells][hit]] = True
+        hit = lab >= 0
+        adjacent[lab[hit], ground[cells][hit]] = True
     world._region_cache = (st.static_version, st.grid, labels, adjacent)  # type: ignore[attr-defined]
     return labels, adjacent

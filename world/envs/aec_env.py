@@ -8,7 +8,7 @@ same seeded generator, so driving every NPC by its controller reproduces the Gym
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -45,7 +45,7 @@ class NesyGridAEC(AECEnv[str, Any, int | None]):
     convention, so ``action_space(agent).sample(info["action_mask"])`` works).
     """
 
-    metadata: dict[str, Any] = {
+    metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["ansi", "rgb_array"],
         "name": "nesygrid_v0",
         "is_parallelizable": False,
@@ -61,10 +61,14 @@ class NesyGridAEC(AECEnv[str, Any, int | None]):
         world: World | None = None,
         render_tile: int = 16,
     ) -> None:
+        """`world` wraps an existing World (one a novelty was injected into, say) instead of
+        building one from `spec`; `seed` only seeds a world built here."""
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} "
-                             f"or None, got {render_mode!r}")
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} "
+                f"or None, got {render_mode!r}"
+            )
         self.world = world if world is not None else World(spec, seed)
         self.render_mode = render_mode
         self.render_tile = render_tile
@@ -73,11 +77,13 @@ class NesyGridAEC(AECEnv[str, Any, int | None]):
         self.possible_agents: list[str] = list(w.agent_names)
         self.main_agent = w.agent_names[w.main]
         self._index = {name: i for i, name in enumerate(w.agent_names)}
-        self._builders = {name: ObservationBuilder(w, i, self.config)
-                          for name, i in self._index.items()}
+        self._builders = {
+            name: ObservationBuilder(w, i, self.config) for name, i in self._index.items()
+        }
         self.observation_spaces = {name: b.space for name, b in self._builders.items()}
-        self.action_spaces = {name: spaces.Discrete(len(w.action_names(i)))
-                              for name, i in self._index.items()}
+        self.action_spaces = {
+            name: spaces.Discrete(len(w.action_names(i))) for name, i in self._index.items()
+        }
         self.action_names = {name: w.action_names(i) for name, i in self._index.items()}
         reward = w.spec.reward
         self._r_step, self._r_goal, self._r_give_up = reward.step, reward.goal, reward.give_up
@@ -118,8 +124,13 @@ class NesyGridAEC(AECEnv[str, Any, int | None]):
         self._cumulative_rewards[agent] = 0.0
         w = self.world
         out = w.act(self._index[agent], int(action))
-        self.infos[agent] = {"action": out.action, "ok": out.ok, "reason": out.reason,
-                             "cost": out.cost, "step": w.state.step}
+        self.infos[agent] = {
+            "action": out.action,
+            "ok": out.ok,
+            "reason": out.reason,
+            "cost": out.cost,
+            "step": w.state.step,
+        }
         if self._agent_selector.is_last():
             self._end_round()
         else:

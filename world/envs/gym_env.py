@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, SupportsFloat
+from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium
 import numpy as np
@@ -56,7 +56,7 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
     ``success`` (the goal is reached).
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -67,9 +67,13 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
         world: World | None = None,
         render_tile: int = 16,
     ) -> None:
+        """`world` wraps an existing World (one a novelty was injected into, say) instead of
+        building one from `spec`; `seed` only seeds a world built here."""
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} "
-                             f"or None, got {render_mode!r}")
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} "
+                f"or None, got {render_mode!r}"
+            )
         self.world = world if world is not None else World(spec, seed)
         self.render_mode = render_mode
         self.render_tile = render_tile
@@ -92,9 +96,15 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
         super().reset(seed=seed)
         w = self.world
         w.reset(seed)
-        info = {"action_mask": w.action_mask(self._main), "action": "", "ok": True,
-                "reason": "", "cost": 0.0, "step": w.state.step,
-                "success": w.goal_reached(self._main)}
+        info = {
+            "action_mask": w.action_mask(self._main),
+            "action": "",
+            "ok": True,
+            "reason": "",
+            "cost": 0.0,
+            "step": w.state.step,
+            "success": w.goal_reached(self._main),
+        }
         return self._obs.build(), info
 
     def step(self, action: np.int64) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
@@ -112,14 +122,23 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
             reward += self._r_give_up
         terminated = success or st.gave_up
         truncated = not terminated and st.step >= self._max_steps
-        info = {"action_mask": w.action_mask(main), "action": out.action, "ok": out.ok,
-                "reason": out.reason, "cost": out.cost, "step": st.step, "success": success}
+        info = {
+            "action_mask": w.action_mask(main),
+            "action": out.action,
+            "ok": out.ok,
+            "reason": out.reason,
+            "cost": out.cost,
+            "step": st.step,
+            "success": success,
+        }
         return self._obs.build(), reward, terminated, truncated, info
 
     def render(self) -> str | np.ndarray | None:  # type: ignore[override]
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass "
-                                  "render_mode='ansi' or 'rgb_array' to the env")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass "
+                "render_mode='ansi' or 'rgb_array' to the env"
+            )
             return None
         w = self.world
         if self.render_mode == "ansi":

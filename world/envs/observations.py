@@ -60,8 +60,9 @@ class ObservationConfig:
         if self.kind not in KINDS:
             raise ValueError(f"unknown observation kind {self.kind!r}; one of {KINDS}")
         if self.local_view_size < 1 or self.local_view_size % 2 == 0:
-            raise ValueError(f"local_view_size must be a positive odd number, "
-                             f"got {self.local_view_size}")
+            raise ValueError(
+                f"local_view_size must be a positive odd number, got {self.local_view_size}"
+            )
         if self.lidar_range is not None and self.lidar_range < 1:
             raise ValueError(f"lidar_range must be >= 1 or None, got {self.lidar_range}")
         if self.inventory_cap < 1:
@@ -70,8 +71,7 @@ class ObservationConfig:
             raise ValueError(f"rgb_tile must be >= 1, got {self.rgb_tile}")
         bad = [k for k in self.dict_kinds if k not in KINDS or k == "dict"]
         if bad or not self.dict_kinds:
-            raise ValueError(f"dict_kinds must name kinds other than 'dict', got "
-                             f"{self.dict_kinds}")
+            raise ValueError(f"dict_kinds must name kinds other than 'dict', got {self.dict_kinds}")
 
     @classmethod
     def coerce(cls, value: ObservationConfig | str | dict[str, Any] | None) -> ObservationConfig:
@@ -112,7 +112,6 @@ class ObservationBuilder:
         self.config = config or ObservationConfig()
         self.n_types = len(world.types)
         self.shape = tuple(int(v) for v in world.state.grid.shape)
-        self._palette: np.ndarray | None = None
         makers: dict[str, Callable[[], tuple[spaces.Space[Any], Callable[[], Any]]]] = {
             "lidar": self._lidar,
             "local_view": self._local_view,
@@ -145,28 +144,31 @@ class ObservationBuilder:
         low = np.concatenate([lo, np.zeros(2 * t, np.float32)])
         high = np.concatenate([hi, np.full(t, cap, np.float32), np.ones(t, np.float32)])
         space = spaces.Box(low, high, dtype=np.float32)
-        agent, world, rng_ = self.agent, self.world, self.config.lidar_range
+        agent, world, max_range = self.agent, self.world, self.config.lidar_range
         inv_end = n_lidar + t
 
         def build() -> np.ndarray:
+            # .item() and slices rather than numpy scalars and views: this runs every step
             st = world.state
+            pos = (st.pos.item(agent, 0), st.pos.item(agent, 1))
             out = np.empty(inv_end + t, np.float32)
-            out[:n_lidar] = lidar(st.grid, st.pos[agent], int(st.facing[agent]), t, rng_)
+            out[:n_lidar] = lidar(st.grid, pos, st.facing.item(agent), t, max_range)
             np.minimum(st.inventory[agent], cap, out=out[n_lidar:inv_end], casting="unsafe")
-            sel = out[inv_end:]
-            sel.fill(0.0)
-            sel[st.selected[agent]] = 1.0
+            out[inv_end:] = 0.0
+            out[inv_end + st.selected.item(agent)] = 1.0
             return out
 
         return space, build
 
     def _local_view(self) -> tuple[spaces.Space[Any], Callable[[], dict[str, np.ndarray]]]:
         t, n, cfg = self.n_types, self.config.local_view_size, self.config
-        space = spaces.Dict({
-            "view": spaces.Box(0, 1, (t, n, n), np.uint8),
-            "inventory": self._inventory_space(np.int32),
-            "selected": self._selected_space(),
-        })
+        space = spaces.Dict(
+            {
+                "view": spaces.Box(0, 1, (t, n, n), np.uint8),
+                "inventory": self._inventory_space(np.int32),
+                "selected": self._selected_space(),
+            }
+        )
         agent, world, cap, ego = self.agent, self.world, cfg.inventory_cap, cfg.egocentric
 
         def build() -> dict[str, np.ndarray]:
@@ -222,14 +224,22 @@ class ObservationBuilder:
         """
         world, agent = self.world, self.agent
         st, names = world.state, world.types.names
-        lines = [f"facing({names[world.front_type(agent)]})",
-                 f"holding({names[int(st.selected[agent])]})"]
+        lines = [
+            f"facing({names[world.front_type(agent)]})",
+            f"holding({names[int(st.selected[agent])]})",
+        ]
         inv = st.inventory[agent]
         lines += [f"inventory({names[i]})={int(inv[i])}" for i in np.flatnonzero(inv)]
         counts = world.counts()
         lines += [f"world({names[i]})={int(counts[i])}" for i in np.flatnonzero(counts) if i]
-        held = sorted({f"{k}({names[int(st.grid[cell])]})" for cell, p in st.props.items()
-                       for k, v in p.items() if v is True})
+        held = sorted(
+            {
+                f"{k}({names[int(st.grid[cell])]})"
+                for cell, p in st.props.items()
+                for k, v in p.items()
+                if v is True
+            }
+        )
         return "\n".join(lines + held)
 
 

@@ -30,8 +30,9 @@ def register_envs() -> None:
             gymnasium.register(id=env_id, entry_point=GYM_ENTRY_POINT, kwargs={"spec": spec})
 
 
-def make_aec(spec: WorldSpec | str | Path = "pogostick", *, wrap: bool = True,
-             **kwargs: Any) -> Any:
+def make_aec(
+    spec: WorldSpec | str | Path = "pogostick", *, wrap: bool = True, **kwargs: Any
+) -> Any:
     """The multi-agent env of a spec; `wrap` adds PettingZoo's usual safety wrappers
     (out-of-bounds actions and call order are asserted), as a PettingZoo ``env()`` does."""
     from pettingzoo.utils import wrappers
