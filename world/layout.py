@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -14,26 +15,63 @@ from nesyworld.world.spec import WorldSpec
 MAX_LAYOUT_TRIES = 200
 
 
-def build_grid(spec: WorldSpec, types: TypeCatalog, rng: np.random.Generator) -> np.ndarray:
-    """The static map (no agents yet), with random placements drawn from `rng`.
+@dataclass
+class Layout:
+    """A freshly built map with the agents written in, and where each agent stands."""
+
+    grid: np.ndarray
+    pos: np.ndarray
+    under: np.ndarray
+    facing: np.ndarray
+
+
+def build_layout(spec: WorldSpec, types: TypeCatalog, rng: np.random.Generator,
+                 agent_names: tuple[str, ...]) -> Layout:
+    """The initial map, objects and agents placed with draws from `rng`.
 
     Random placement is redrawn (from the same generator, so still deterministic) until it
-    seals nothing off: no new unreachable pocket of floor and no object without an open side.
-    Without this, about one layout in a thousand made the task unsolvable from the start.
+    seals nothing off: no new unreachable pocket of floor, and no object or agent without an
+    open side. Without this, about one layout in a thousand made the task unsolvable.
     """
     base = _fixed_grid(spec, types)
-    if not any(p.quantity > len(p.at) for p in spec.map.objects):
-        return _place(spec, types, base, rng)
+    randomised = any(p.quantity > len(p.at) for p in spec.map.objects) or any(
+        spec.agents[n].at is None for n in agent_names)
     walkable = types.passable
-    pockets = _base_components(walkable[base].tobytes(), base.shape)
+    pockets = _base_components(walkable[base].tobytes(), base.shape) if randomised else 0
     for _ in range(MAX_LAYOUT_TRIES):
-        grid = _place(spec, types, base, rng)
-        if _components(walkable[grid]) == pockets and _all_open(grid, base, walkable):
-            return grid
+        layout = _place_agents(spec, types, _place(spec, types, base, rng), rng, agent_names)
+        if not randomised or (_components(walkable[layout.grid]) == pockets
+                              and _all_open(layout.grid, base, walkable)):
+            return layout
     raise SpecError(
-        f"could not place the objects of '{spec.name}' without sealing parts of the map off "
-        f"in {MAX_LAYOUT_TRIES} tries", key_path="map.objects",
+        f"could not place the objects and agents of '{spec.name}' without sealing parts of "
+        f"the map off in {MAX_LAYOUT_TRIES} tries", key_path="map.objects",
         expected="fewer objects or larger rooms")
+
+
+def _place_agents(spec: WorldSpec, types: TypeCatalog, grid: np.ndarray,
+                  rng: np.random.Generator, agent_names: tuple[str, ...]) -> Layout:
+    n = len(agent_names)
+    pos = np.zeros((n, 2), np.int32)
+    under = np.zeros(n, np.int16)
+    facing = np.zeros(n, np.int8)
+    for i, name in enumerate(agent_names):
+        a = spec.agents[name]
+        if a.at is not None:
+            cell = a.at
+        else:
+            cells = free_cells(grid, spec, a.room)
+            if len(cells) == 0:
+                raise SpecError(f"no free cell for agent '{name}'",
+                                key_path=f"agents.{name}.room",
+                                expected="a room with empty cells")
+            r, c = cells[rng.integers(len(cells))]
+            cell = (int(r), int(c))
+        pos[i] = cell
+        under[i] = grid[cell]
+        grid[cell] = types.id(a.type)
+        facing[i] = a.facing if a.facing is not None else int(rng.integers(4))
+    return Layout(grid, pos, under, facing)
 
 
 @functools.lru_cache(maxsize=64)

@@ -16,8 +16,8 @@ import numpy as np
 
 from nesyworld.world.actions.base import Action, GroundedAction
 from nesyworld.world.catalog import TypeCatalog
-from nesyworld.world.errors import ActionRefused, SpecError
-from nesyworld.world.layout import build_grid, free_cells
+from nesyworld.world.errors import ActionRefused
+from nesyworld.world.layout import build_layout
 from nesyworld.world.registry import ACTIONS, CONTROLLERS
 from nesyworld.world.spec import WorldSpec
 from nesyworld.world.spec_loader import load_spec
@@ -99,32 +99,13 @@ class World:
 
     def _initial_state(self) -> WorldState:
         spec, types = self.spec, self.types
-        grid = build_grid(spec, types, self.rng)
+        layout = build_layout(spec, types, self.rng, self.agent_names)
+        grid, pos, under, facing = layout.grid, layout.pos, layout.under, layout.facing
         n, t = len(self.agent_names), len(types)
-        pos = np.zeros((n, 2), np.int32)
-        facing = np.zeros(n, np.int8)
-        under = np.zeros(n, np.int16)
         inventory = np.zeros((n, t), np.int32)
         selected = np.zeros(n, np.int16)
         for i, name in enumerate(self.agent_names):
             a = spec.agents[name]
-            if a.at is not None:
-                cell = a.at
-                if not types.passable[grid[cell]]:
-                    raise SpecError(f"agent '{name}' placed on a blocked cell {list(cell)}",
-                                    key_path=f"agents.{name}.at",
-                                    expected="a walkable cell")
-            else:
-                cells = free_cells(grid, spec, a.room)
-                if len(cells) == 0:
-                    raise SpecError(f"no free cell for agent '{name}'",
-                                    key_path=f"agents.{name}.room",
-                                    expected="a room with empty cells")
-                cell = tuple(int(v) for v in cells[self.rng.integers(len(cells))])
-            pos[i] = cell
-            under[i] = grid[cell]
-            grid[cell] = types.id(a.type)
-            facing[i] = a.facing if a.facing is not None else int(self.rng.integers(4))
             for item, count in a.inventory.items():
                 inventory[i, types.id(item)] = count
             if a.selected:
@@ -263,8 +244,10 @@ class World:
         return int(hits[0]) if len(hits) else None
 
     def counts(self) -> np.ndarray:
-        """Things of each type on the map (agents included)."""
-        return np.bincount(self.state.grid.ravel(), minlength=len(self.types))
+        """Things of each type on the map: agents, and the floor (air, a door) under them."""
+        n = len(self.types)
+        return np.bincount(self.state.grid.ravel(), minlength=n) + np.bincount(
+            self.state.under, minlength=n)
 
     def passable_mask(self) -> np.ndarray:
         return self.types.passable[self.state.grid]
@@ -275,6 +258,8 @@ class World:
         st = self.state
         st.grid[cell] = type_id
         st.props.pop(cell, None)
+        if st.schedule:  # what was due for the old content of the cell no longer applies
+            st.schedule = [s for s in st.schedule if s.cell != cell]
         defaults = self.spec.entity_types[self.types.names[type_id]].properties
         if defaults:
             st.props[cell] = dict(defaults)
@@ -309,9 +294,10 @@ class World:
 
     def save(self, path: str | Path) -> None:
         """Write the state and the generator's state as JSON (the spec is referenced by path)."""
+        has_file = not self.spec.source.startswith("<")
         data = {
             "format": "nesyworld.state/1",
-            "spec": self.spec.source,
+            "spec": self.spec.source if has_file else None,
             "state": self.state.to_dict(),
             "rng": self.rng.bit_generator.state,
         }
@@ -327,6 +313,9 @@ class World:
     @classmethod
     def load(cls, path: str | Path, spec: WorldSpec | str | Path | None = None) -> World:
         data = json.loads(Path(path).read_text())
+        if spec is None and data.get("spec") is None:
+            raise ValueError(f"{path} was saved from a spec that has no file (YAML text or a "
+                             "mapping); pass it again: World.load(path, spec=...)")
         world = cls(spec if spec is not None else data["spec"])
         world.load_state(path)
         return world

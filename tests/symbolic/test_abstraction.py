@@ -48,6 +48,7 @@ def test_abstraction_is_fast_and_hashable() -> None:
 
 def test_diff_explains_changes() -> None:
     world = World("pogostick", seed=0)
+    world.state.inventory[world.main, world.types.id("oak_log")] = 1
     z0 = abstract(world)
     world.act(world.main, "craft_planks")
     changes = abstract(world).diff(z0)

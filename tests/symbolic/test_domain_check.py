@@ -158,17 +158,6 @@ def test_approach_from_a_door_changes_only_facing() -> None:
     assert check_operator(world, _approach(world, "oak_log")) is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason=(
-        "approach_<T> declares world(T) >= 1 as its only precondition, but the simulator refuses "
-        "when no T is reachable. Random placement can wall a target in: in World('pogostick', "
-        "seed=726) the crafting table at (13, 1) is enclosed by diamond ore, platinum and the "
-        "trader, so that task is unsolvable from the start (also check_domain('sandwich', "
-        "seed=1140): the coin pouch of World('sandwich', seed=1152) is walled in)."
-    ),
-)
 def test_approach_to_an_enclosed_target_is_not_refused() -> None:
     world = World("pogostick", seed=726)
     assert check_operator(world, _approach(world, "crafting_table")) is None

@@ -59,7 +59,7 @@ def test_recipe_graph_leads_from_logs_to_the_goal(pogo: nx.DiGraph) -> None:
     assert nx.has_path(pogo, "oak_log", "pogo_stick")
     assert nx.has_path(pogo, "block_of_platinum (map)", "pogo_stick")  # via titanium
     depth = layers(pogo)
-    assert depth["oak_log"] == 0 and depth["pogo_stick"] == max(
+    assert depth["oak_log (map)"] == 0 and depth["pogo_stick"] == max(
         depth[n] for n in nx.ancestors(pogo, "pogo_stick") | {"pogo_stick"}
     )
     assert all(depth[n] % 2 == 1 for n, a in pogo.nodes(data=True) if a["bipartite"] == 1)

@@ -617,11 +617,6 @@ def test_broken_sapling_does_not_grow(world):
     assert world.state.grid[3, 3] == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a growth scheduled for an earlier sapling on the same cell fires on a "
-    "sapling placed later (Scheduled only checks the cell's type, World.end_round)",
-)
 def test_replanted_sapling_grows_after_its_own_delay(world):
     world.state.facing[0] = EAST
     must(world, "select_sapling")
@@ -809,12 +804,6 @@ def test_spec_without_recipes_trades_or_targets_loads():
     assert spec.actions["approach"].params["targets"] == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: Action.ground() turns a grounded class with no groundings (craft without "
-    "recipes, trade without trades, approach without targets) into one action with arg None; "
-    "act() then raises TypeError and action_mask() raises for every action",
-)
 def test_grounded_class_with_nothing_to_ground_does_not_crash():
     world = World(load_spec(NO_GROUNDINGS), seed=0)
     mask = world.action_mask()

@@ -250,12 +250,6 @@ def test_random_play_keeps_invariants(mini_spec, pogostick_spec, which, seed, ac
         check_invariants(world, agent_ids)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: World.save writes spec.source, which is '<string>' for a spec loaded from "
-    "YAML text; World.load(path) then parses '<string>' as a spec and fails with "
-    "'wrong type; expected a mapping' instead of reloading or asking for spec=",
-)
 def test_load_of_a_state_saved_from_yaml_text(tmp_path, world, play):
     play(world, "break")
     path = tmp_path / "mini.json"

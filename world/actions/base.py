@@ -37,6 +37,7 @@ class Action:
     implement `check` and `apply`; grounded classes also override `groundings`."""
 
     PARAMS: ClassVar[dict[str, Any]] = {}
+    GROUNDED: ClassVar[bool] = False  # one env action per argument (craft_<recipe>, ...)
     registered_name: ClassVar[str]
 
     def __init__(self, spec: ActionSpec, world_spec: WorldSpec, types: TypeCatalog) -> None:
@@ -48,12 +49,13 @@ class Action:
 
     # grounding -------------------------------------------------------------
     def groundings(self) -> list[tuple[str, Any]]:
-        """(argument name, bound argument) pairs; [] means the action is not grounded."""
+        """(argument name, bound argument) pairs of a GROUNDED class; possibly none (a
+        craft action in a world without recipes adds no env action)."""
         return []
 
     def ground(self) -> list[GroundedAction]:
         pairs = self.groundings()
-        if not pairs:
+        if not self.GROUNDED:
             return [GroundedAction(self.name, self, None, None)]
         return [GroundedAction(f"{self.name}_{n}", self, arg, n) for n, arg in pairs]
 

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 class _Exchange(Action):
     """Inputs out of the inventory, outputs in, while facing the right partner."""
 
+    GROUNDED = True
+
     def entries(self) -> Sequence[RecipeSpec | TradeSpec]:
         raise NotImplementedError
 

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 class Select(Action):
     """Hold an item from the inventory (tools must be held to be used)."""
 
+    GROUNDED = True
+
     def groundings(self) -> list[tuple[str, Any]]:
         return [(t, self.types.id(t)) for t in self.item_types()]
 

@@ -83,6 +83,8 @@ class Approach(Action):
     are obstacles; when none of the type is reachable the action is refused.
     """
 
+    GROUNDED = True
+
     PARAMS: ClassVar[dict[str, Any]] = {"targets": "types"}
 
     def groundings(self) -> list[tuple[str, Any]]:
