@@ -9,7 +9,7 @@ import numpy as np
 
 from nesyworld.world.catalog import TypeCatalog
 from nesyworld.world.errors import SpecError
-from nesyworld.world.pathfinding import dilate4
+from nesyworld.world.pathfinding import dilate4, label_regions
 from nesyworld.world.spec import WorldSpec
 
 MAX_LAYOUT_TRIES = 200
@@ -80,26 +80,7 @@ def _base_components(walk_bytes: bytes, shape: tuple[int, int]) -> int:
 
 
 def _components(walk: np.ndarray) -> int:
-    """Number of 4-connected regions of walkable cells (flat lists: this runs every reset)."""
-    h, w = walk.shape
-    flat = walk.ravel().tolist()
-    seen = [False] * (h * w)
-    n = 0
-    for start in range(h * w):
-        if not flat[start] or seen[start]:
-            continue
-        n += 1
-        seen[start] = True
-        stack = [start]
-        while stack:
-            cur = stack.pop()
-            r, c = divmod(cur, w)
-            for nxt, ok in ((cur - w, r > 0), (cur + w, r < h - 1), (cur - 1, c > 0),
-                            (cur + 1, c < w - 1)):
-                if ok and flat[nxt] and not seen[nxt]:
-                    seen[nxt] = True
-                    stack.append(nxt)
-    return n
+    return label_regions(walk)[1]
 
 
 def _all_open(grid: np.ndarray, base: np.ndarray, walkable: np.ndarray) -> bool:

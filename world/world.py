@@ -186,20 +186,20 @@ class World:
         """Which of the agent's actions would not be refused now (approach ignores other
         agents standing in the way; it may still be refused when one blocks the only path)."""
         agent = self.main if agent is None else agent
-        acts = self._agent_actions[agent]
-        mask = np.zeros(len(acts), bool)
+        out = [False] * len(self._agent_actions[agent])
         groups, checks = self._mask_groups(agent)
         for action, idx, args in groups:
-            mask[idx] = action.mask(self, agent, args)
+            for i, ok in zip(idx, action.mask(self, agent, args).tolist(), strict=True):
+                out[i] = ok
         for i, check, arg in checks:
             # what the default Action.mask does, without an array per action: the env asks
             # for the mask every step
-            mask[i] = check(self, agent, arg) is None
-        return mask
+            out[i] = check(self, agent, arg) is None
+        return np.array(out, dtype=bool)
 
     def _mask_groups(
         self, agent: int
-    ) -> tuple[list[tuple[Action, np.ndarray, list[Any]]], list[tuple[int, Any, Any]]]:
+    ) -> tuple[list[tuple[Action, list[int], list[Any]]], list[tuple[int, Any, Any]]]:
         """Actions with their own (vectorised) mask, grouped; the rest as single checks."""
         cache = getattr(self, "_mask_group_cache", None)
         if cache is None:
@@ -214,7 +214,7 @@ class World:
                 entry = groups.setdefault(g.action.name, (g.action, [], []))
                 entry[1].append(i)
                 entry[2].append(g.arg)
-            cache[agent] = ([(a, np.array(ix), args) for a, ix, args in groups.values()],
+            cache[agent] = ([(a, ix, args) for a, ix, args in groups.values()],
                             checks)
         return cache[agent]
 

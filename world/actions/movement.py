@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from nesyworld.world.actions.base import Action
+from nesyworld.world.pathfinding import label_regions
 from nesyworld.world.registry import ACTIONS
 from nesyworld.world.semantics import (
     FACING,
@@ -240,55 +241,6 @@ def _search(
     return None
 
 
-def _label_runs(walk: np.ndarray) -> tuple[np.ndarray, int]:
-    """4-connected components of `walk`, numbered in row-major order of their first cell
-    (-1 elsewhere), and their count.
-
-    Works on horizontal runs of walkable cells, joined by union-find where runs of adjacent
-    rows overlap: a few dozen runs instead of a flood fill over every cell, because this runs
-    after every reset and every map change.
-    """
-    h, w = walk.shape
-    pad = np.zeros((h, w + 2), np.int8)
-    pad[:, 1:-1] = walk
-    edges = np.diff(pad, axis=1)
-    rows_a, starts_a = np.nonzero(edges == 1)  # row-major order, so runs come sorted
-    ends_a = np.nonzero(edges == -1)[1]
-    rows, starts, ends = rows_a.tolist(), starts_a.tolist(), ends_a.tolist()
-    n = len(rows)
-    parent = list(range(n))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    prev_lo = prev_hi = i = 0
-    while i < n:
-        j = i
-        while j < n and rows[j] == rows[i]:
-            j += 1
-        if prev_hi > prev_lo and rows[prev_lo] == rows[i] - 1:
-            a, b = prev_lo, i
-            while a < prev_hi and b < j:  # merge the two sorted run lists
-                if starts[a] < ends[b] and starts[b] < ends[a]:
-                    ra, rb = find(a), find(b)
-                    if ra != rb:
-                        parent[max(ra, rb)] = min(ra, rb)
-                if ends[a] < ends[b]:
-                    a += 1
-                else:
-                    b += 1
-        prev_lo, prev_hi, i = i, j, j
-    number: dict[int, int] = {}
-    run_labels = [number.setdefault(find(k), len(number)) for k in range(n)]
-    labels = np.full((h, w), -1, np.int32)
-    # walkable cells in row-major order are exactly the runs, one after the other
-    labels[walk] = np.repeat(np.array(run_labels, np.int32), ends_a - starts_a)
-    return labels, len(number)
-
-
 def _regions(world: World) -> tuple[np.ndarray, np.ndarray]:
     """Connected regions of walkable cells (agents' cells count as walkable) and, per region,
     which types touch it. Cached on the world by the static map version."""
@@ -298,7 +250,7 @@ def _regions(world: World) -> tuple[np.ndarray, np.ndarray]:
         return cache[2], cache[3]
     walk = world.types.passable[st.grid]
     walk[st.pos[:, 0], st.pos[:, 1]] = True
-    labels, n = _label_runs(walk)
+    labels, n = label_regions(walk)
     # A type touches a region when a cell of it has a 4-neighbour in the region: blocks
     # around it, and walkable types inside it (approach to a floor type such as a door runs
     # too). Agents' cells count as what they stand on.
