@@ -90,6 +90,34 @@ class KnowledgeBase:
         """The agent's pre-novelty knowledge: everything the world's registries declare."""
         return cls(derive(source, seed=seed))
 
+    @classmethod
+    def from_pddl(cls, domain_text: str, base: Derivation, file: str = "<domain>"
+                  ) -> KnowledgeBase:
+        """Operators from a (hand-edited) numeric PDDL domain, over `base`'s vocabulary.
+
+        An operator identical to the derived one keeps origin "derived"; a changed or new one
+        is "edited". Each runs the env action of the derived operator of the same name, or an
+        env action of its own name.
+        """
+        from nesyworld.symbolic.pddl_reader import read_pddl
+        from nesyworld.symbolic.schema_io import schema_from_action
+
+        problem = read_pddl(domain_text, None, domain_file=file)
+        derived = {op.name: op for op in base.operators}
+        entries: dict[str, Entry] = {}
+        for action in problem.actions:
+            known = derived.get(action.name)
+            op = schema_from_action(
+                action, known.provenance if known else f"edited in {file}",
+                known.action if known else action.name)
+            if known is not None:
+                op = replace(op, cost=known.cost, macro=known.macro, notes=known.notes)
+            same = known is not None and (set(op.preconditions), set(op.effects), op.params
+                                          ) == (set(known.preconditions), set(known.effects),
+                                                known.params)
+            entries[op.name] = Entry(known if same else op, "derived" if same else "edited")
+        return cls(base, entries)
+
     # --- contents ------------------------------------------------------------------------
     def __iter__(self) -> Iterator[Entry]:
         return iter(self._entries.values())

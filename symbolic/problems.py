@@ -63,7 +63,9 @@ def _base(d: Derivation, name: str) -> _Vocabulary:
                                            else None)
         pending = [n for n in pending if n.name not in types]
     objects = {}
-    for obj in d.objects:
+    named = {a for op in d.operators for a in _names(op)}
+    # objects the operators name first: they are the domain's constants when written
+    for obj in sorted(d.objects, key=lambda o: o.name not in named):
         objects[obj.name] = Object(obj.name, types[obj.type])
         problem.add_object(objects[obj.name])
     root = next(types[n.name] for n in d.types if n.parent is None)
@@ -78,6 +80,16 @@ def _base(d: Derivation, name: str) -> _Vocabulary:
         if prop in facts:
             problem.set_initial_value(facts[prop](objects[init.names[t]]), True)
     return _Vocabulary(problem, types, objects, facts)
+
+
+def _names(op: OperatorSchema) -> set[str]:
+    out: set[str] = set()
+    for item in (*op.preconditions, *op.effects):
+        for attr in ("args", "arg", "left", "right"):
+            value = getattr(item, attr, None)
+            values = value if isinstance(value, tuple) else (value,)
+            out |= {a for a in values if isinstance(a, str) and not a.startswith("?")}
+    return out
 
 
 def _root(d: Derivation, v: _Vocabulary) -> up.Type:
@@ -95,15 +107,23 @@ def _arg(action: InstantaneousAction, v: _Vocabulary, name: str) -> up.FNode | O
     return v.objects[name]
 
 
-def _fact_conditions(action: InstantaneousAction, op: OperatorSchema, v: _Vocabulary) -> None:
+def _fact_conditions(
+    action: InstantaneousAction, op: OperatorSchema, v: _Vocabulary, counts: list[up.FNode]
+) -> None:
+    """Add the precondition (one conjunction, as a PDDL reader builds it, so a written and
+    re-read problem is equal to this one) and the fact effects."""
+    conditions = list(counts)
     for c in op.preconditions:
         if isinstance(c, Fact):
             atom = v.facts[c.predicate](*(_arg(action, v, a) for a in c.args))
-            action.add_precondition(up.Not(atom) if c.negated else atom)
+            conditions.append(up.Not(atom) if c.negated else atom)
         elif isinstance(c, Distinct):
-            action.add_precondition(
-                up.Not(up.Equals(_arg(action, v, c.left), _arg(action, v, c.right)))
-            )
+            conditions.append(up.Not(up.Equals(_arg(action, v, c.left),
+                                               _arg(action, v, c.right))))
+    if len(conditions) == 1:
+        action.add_precondition(conditions[0])
+    elif conditions:
+        action.add_precondition(up.And(conditions))
     for e in op.effects:
         if isinstance(e, SetFact) and not e.value:
             action.add_effect(v.facts[e.predicate](*(_arg(action, v, a) for a in e.args)), False)
@@ -116,7 +136,7 @@ def numeric_problem(d: Derivation, name: str | None = None) -> Problem:
     """The task with integer count fluents (the paper's form)."""
     v = _base(d, name or d.name)
     root = _root(d, v)
-    counts = {f: Fluent(f, up.IntType(), x=root) for f in COUNT_FLUENTS}
+    counts = {f: Fluent(f, up.RealType(), x=root) for f in COUNT_FLUENTS}
     for f in counts.values():
         v.problem.add_fluent(f, default_initial_value=0)
     for fluent, values in ((WORLD, d.initial.world), (INVENTORY, d.initial.inventory)):
@@ -125,10 +145,9 @@ def numeric_problem(d: Derivation, name: str | None = None) -> Problem:
                 v.problem.set_initial_value(counts[fluent](v.objects[d.initial.names[i]]), value)
     for op in d.operators:
         action = _params(op.name, op, v)
-        for c in op.preconditions:
-            if isinstance(c, CountAtLeast):
-                action.add_precondition(up.GE(counts[c.fluent](_arg(action, v, c.arg)), c.value))
-        _fact_conditions(action, op, v)
+        _fact_conditions(action, op, v, [
+            up.GE(counts[c.fluent](_arg(action, v, c.arg)), c.value)
+            for c in op.preconditions if isinstance(c, CountAtLeast)])
         for e in op.effects:
             if isinstance(e, CountChange):
                 target = counts[e.fluent](_arg(action, v, e.arg))
@@ -201,10 +220,9 @@ def classical_problem(
 
     for op in d.operators:
         action = _params(op.name, op, v)
-        for c in op.preconditions:
-            if isinstance(c, CountAtLeast) and c.value > 0:
-                action.add_precondition(geq(c.fluent, _arg(action, v, c.arg), c.value))
-        _fact_conditions(action, op, v)
+        _fact_conditions(action, op, v, [
+            geq(c.fluent, _arg(action, v, c.arg), c.value)
+            for c in op.preconditions if isinstance(c, CountAtLeast) and c.value > 0])
         for e in op.effects:
             if not isinstance(e, CountChange) or (e.fluent, e.arg) not in caps:
                 continue  # a count nothing compares is irrelevant to planning

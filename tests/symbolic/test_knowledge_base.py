@@ -76,3 +76,17 @@ def test_save_and_load_round_trip(kb: KnowledgeBase, tmp_path: Path) -> None:
 def test_schema_json_round_trip(kb: KnowledgeBase) -> None:
     for entry in kb:
         assert schema_from_dict(schema_to_dict(entry.operator)) == entry.operator
+
+
+def test_hand_edited_domain_loads_back(kb: KnowledgeBase) -> None:
+    domain, _ = kb.pddl()
+    assert "(increase (inventory planks) 4)" in domain
+    edited = domain.replace("(increase (inventory planks) 4)", "(increase (inventory planks) 2)")
+    loaded = KnowledgeBase.from_pddl(edited, kb.base, "edited.pddl")
+    diff = kb.diff(loaded)
+    assert diff.changed == ("craft_planks",) and not diff.added and not diff.removed
+    entry = loaded.entry("craft_planks")
+    assert entry.origin == "edited" and entry.operator.action == "craft_planks"
+    assert loaded.entry("craft_stick").origin == "derived"
+    unchanged = KnowledgeBase.from_pddl(domain, kb.base)
+    assert kb.diff(unchanged).empty
