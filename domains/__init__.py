@@ -18,6 +18,19 @@ def shipped_specs() -> dict[str, Path]:
     return out
 
 
+def shipped_novelties() -> dict[str, Path]:
+    """Every shipped novelty file by name (`<domain>/novelties/<name>.yaml`)."""
+    return {path.stem: path for path in sorted(DOMAINS_DIR.glob("*/novelties/*.yaml"))}
+
+
+def find_novelty(name: str) -> Path | None:
+    found = shipped_novelties().get(name)
+    if found is None and name.endswith((".yaml", ".yml")):
+        candidate = DOMAINS_DIR / name
+        return candidate if candidate.is_file() else None
+    return found
+
+
 def find_spec(name: str) -> Path | None:
     """A shipped spec by short name, or `domain/name`."""
     specs = shipped_specs()

@@ -156,6 +156,9 @@ def abstract(world: World, agent: int | None = None) -> SymbolicState:
             for p, v in values.items()
             if v is True
         )
+    far = _lookaheads(world)
+    if far:
+        props = props | _facing_far(world, a, far)
     return SymbolicState(
         names,
         world.front_type(a),
@@ -164,3 +167,36 @@ def abstract(world: World, agent: int | None = None) -> SymbolicState:
         tuple(st.inventory[a].tolist()),
         props,
     )
+
+
+def _lookaheads(world: World) -> tuple[int, ...]:
+    """Distances beyond 1 at which some action needs its partner (the Distance novelty):
+    only then does the abstraction carry `facing_<d>(t)` facts, so worlds without such
+    actions keep exactly the facts their operators talk about."""
+    cached = world.__dict__.get("_symbolic_lookaheads")
+    if cached is None:
+        cached = tuple(sorted({int(getattr(a, "distance", 1)) for a in world.actions.values()}
+                              - {1}))
+        world.__dict__["_symbolic_lookaheads"] = cached
+    return cached
+
+
+def _facing_far(world: World, agent: int, distances: tuple[int, ...]
+                ) -> frozenset[tuple[str, int]]:
+    """`facing_<d>(t)`: t is d cells ahead with only empty cells between."""
+    st = world.state
+    cell = world.front(agent)
+    if cell is None:
+        return frozenset()
+    dr, dc = cell[0] - int(st.pos[agent, 0]), cell[1] - int(st.pos[agent, 1])
+    h, w = st.grid.shape
+    out = set()
+    for d in range(2, max(distances) + 1):
+        if st.grid[cell] != 0:
+            break
+        cell = (cell[0] + dr, cell[1] + dc)
+        if not (0 <= cell[0] < h and 0 <= cell[1] < w):
+            break
+        if d in distances:
+            out.add((f"{FACING}_{d}", int(st.grid[cell])))
+    return frozenset(out)

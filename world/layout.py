@@ -39,9 +39,12 @@ def build_layout(spec: WorldSpec, types: TypeCatalog, rng: np.random.Generator,
     walkable = types.passable
     pockets = _base_components(walkable[base].tobytes(), base.shape) if randomised else 0
     for _ in range(MAX_LAYOUT_TRIES):
-        layout = _place_agents(spec, types, _place(spec, types, base, rng), rng, agent_names)
-        if not randomised or (_components(walkable[layout.grid]) == pockets
-                              and _all_open(layout.grid, base, walkable)):
+        grid = _place(spec, types, base, rng)
+        fences = surround(spec, types, grid)
+        layout = _place_agents(spec, types, grid, rng, agent_names)
+        walk = walkable[layout.grid] | fences  # what surrounds things is meant to be broken
+        if not randomised or (_components(walk) == pockets
+                              and _all_open(layout.grid, base, walkable, fences)):
             return layout
     raise SpecError(
         f"could not place the objects and agents of '{spec.name}' without sealing parts of "
@@ -83,11 +86,28 @@ def _components(walk: np.ndarray) -> int:
     return label_regions(walk)[1]
 
 
-def _all_open(grid: np.ndarray, base: np.ndarray, walkable: np.ndarray) -> bool:
-    """Every randomly placed thing has a walkable side."""
-    open_side = dilate4(walkable[grid])
-    placed = (grid != base) & ~walkable[grid]
+def _all_open(grid: np.ndarray, base: np.ndarray, walkable: np.ndarray,
+              fences: np.ndarray) -> bool:
+    """Every randomly placed thing has a walkable (or fenced) side."""
+    open_side = dilate4(walkable[grid] | fences)
+    placed = (grid != base) & ~walkable[grid] & ~fences
     return bool(np.all(open_side[placed]))
+
+
+def surround(spec: WorldSpec, types: TypeCatalog, grid: np.ndarray) -> np.ndarray:
+    """Put each `map.surround` entry's `with` type on the empty cells around every `target`
+    (the Fence novelty); returns the cells it filled. Also used when a novelty arrives
+    mid-episode, on the map as it is then."""
+    filled = np.zeros(grid.shape, bool)
+    h, w = grid.shape
+    for rule in spec.map.surround:
+        target, fence = types.id(rule.target), types.id(rule.with_)
+        for r, c in np.argwhere(grid == target):
+            r0, r1, c0, c1 = max(r - 1, 0), min(r + 2, h), max(c - 1, 0), min(c + 2, w)
+            ring = grid[r0:r1, c0:c1] == 0
+            grid[r0:r1, c0:c1][ring] = fence
+            filled[r0:r1, c0:c1] |= ring
+    return filled
 
 
 def _fixed_grid(spec: WorldSpec, types: TypeCatalog) -> np.ndarray:

@@ -129,6 +129,14 @@ class PlacementSpec:
 
 
 @dataclass(frozen=True)
+class SurroundSpec:
+    """Every `target` on the map gets `with` on the free cells around it (8-neighbourhood)."""
+
+    target: str
+    with_: str
+
+
+@dataclass(frozen=True)
 class MapSpec:
     size: tuple[int, int]
     border: str | None = "bedrock"
@@ -138,6 +146,7 @@ class MapSpec:
     objects: tuple[PlacementSpec, ...] = ()
     ascii: tuple[str, ...] | None = None
     legend: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    surround: tuple[SurroundSpec, ...] = ()
 
     def room(self, name: str) -> RoomSpec:
         for room in self.rooms:
@@ -189,6 +198,7 @@ class WorldSpec:
     reward: RewardSpec = field(default_factory=RewardSpec)
     description: str = ""
     source: str = "<string>"
+    novelties: tuple[str, ...] = ()  # novelty files applied to `source`, in order
 
     @property
     def concrete_types(self) -> tuple[str, ...]:

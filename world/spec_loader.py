@@ -27,6 +27,7 @@ from nesyworld.world.spec import (
     RewardSpec,
     RoomSpec,
     ScheduledSpawn,
+    SurroundSpec,
     TradeSpec,
     WallSpec,
     WorldSpec,
@@ -149,17 +150,21 @@ def load_spec(source: str | Path | Mapping[str, Any]) -> WorldSpec:
 
     Shipped specs can be named by their short id, e.g. ``load_spec("pogostick")``.
     """
+    return build_spec(*load_document(source))
+
+
+def load_document(source: str | Path | Mapping[str, Any]) -> tuple[Any, SourceMap]:
+    """A spec's raw document (with `extends` resolved) and where each value came from: what
+    novelties transform before the spec is validated."""
     if isinstance(source, Mapping):
         # Round-trip through YAML so a mapping gets the same checks and located errors.
-        data, smap = load_yaml_text(yaml.safe_dump(dict(source), sort_keys=False), "<mapping>")
+        return load_yaml_text(yaml.safe_dump(dict(source), sort_keys=False), "<mapping>")
+    path = resolve_spec_path(source)
+    if path is not None:
+        data, smap = load_yaml_file(path)
     else:
-        path = resolve_spec_path(source)
-        if path is not None:
-            data, smap = load_yaml_file(path)
-        else:
-            data, smap = load_yaml_text(str(source), "<string>")
-        data, smap = resolve_extends(data, smap)
-    return build_spec(data, smap)
+        data, smap = load_yaml_text(str(source), "<string>")
+    return resolve_extends(data, smap)
 
 
 def resolve_extends(data: Any, smap: SourceMap, depth: int = 0) -> tuple[Any, SourceMap]:
@@ -452,7 +457,7 @@ def _in_map(size: tuple[int, int], cell: tuple[int, int]) -> bool:
 
 def _map(rd: _Reader, raw: Any, types: Mapping[str, Any]) -> MapSpec:
     raw = rd.mapping(raw, ("map",), {"size", "border", "rooms", "walls", "doors", "objects",
-                                     "ascii", "legend"})
+                                     "ascii", "legend", "surround"})
     legend: dict[str, str] = {}
     ascii_rows: tuple[str, ...] | None = None
     if "ascii" in raw:
@@ -540,9 +545,18 @@ def _map(rd: _Reader, raw: Any, types: Mapping[str, Any]) -> MapSpec:
             raise rd.fail((*path, "room"), f"unknown room '{room}'", found=room,
                           expected="one of " + ", ".join(sorted(room_names)))
         objects.append(PlacementSpec(tname, quantity, None if room is None else str(room), at))
+    surround = []
+    for i, sraw in enumerate(raw.get("surround") or []):
+        path = ("map", "surround", i)
+        sraw = rd.mapping(sraw, path, {"target", "with"})
+        for key in ("target", "with"):
+            if key not in sraw:
+                raise rd.fail(path, f"missing '{key}'", expected="{target: <type>, with: <type>}")
+        surround.append(SurroundSpec(rd.type_name(sraw["target"], (*path, "target"), types),
+                                     rd.type_name(sraw["with"], (*path, "with"), types)))
     return MapSpec(size=size, border=border, rooms=tuple(rooms), walls=tuple(walls),
                    doors=tuple(doors), objects=tuple(objects), ascii=ascii_rows,
-                   legend=MappingProxyType(legend))
+                   legend=MappingProxyType(legend), surround=tuple(surround))
 
 
 def _glyph_error(rd: _Reader, rows: tuple[str, ...], r: int, c: int, glyph: str

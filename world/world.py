@@ -54,6 +54,13 @@ class World:
     def __init__(self, spec: WorldSpec | str | Path, seed: int | None = None) -> None:
         if not isinstance(spec, WorldSpec):
             spec = load_spec(spec)
+        self._setup(spec)
+        self._seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.state: WorldState = self._initial_state()
+
+    def _setup(self, spec: WorldSpec) -> None:
+        """Everything a spec determines: types, actions, controllers, the goal."""
         self.spec = spec
         self.types = TypeCatalog.from_spec(spec)
         self.agent_names: tuple[str, ...] = tuple(spec.agents)
@@ -81,9 +88,6 @@ class World:
         for item, n in spec.goal.items():
             self._goal[self.types.id(item)] = n
         self._goal_ids = np.flatnonzero(self._goal)
-        self._seed = seed
-        self.rng = np.random.default_rng(seed)
-        self.state: WorldState = self._initial_state()
 
     # ----------------------------------------------------------------- episode control
     def reset(self, seed: int | None = None) -> WorldState:
@@ -281,6 +285,51 @@ class World:
         st.grid[cell] = tid
         st.pos[agent] = cell
 
+    # ------------------------------------------------------------- novelty arrival
+    def transition_to(self, spec: WorldSpec) -> None:
+        """Switch to another spec mid-episode, keeping the state (a novelty arriving).
+
+        Things keep their places and the agents their inventories; type ids are remapped by
+        name, so a spec that adds types or actions is fine. New property defaults apply to
+        the things already on the map, and `map.surround` is applied to the map as it is.
+        A type the new spec removes must not be on the map or in any inventory.
+        """
+        old_names, st = self.types.names, self.state
+        kept = {"_seed": self._seed, "rng": self.rng}  # the random stream continues
+        self.__dict__.clear()  # drop every cache keyed on the old spec
+        self.__dict__.update(kept)
+        self._setup(spec)
+        new = self
+        remap = np.zeros(len(old_names), np.int16)
+        for i, name in enumerate(old_names):
+            if name in new.types.index:
+                remap[i] = new.types.id(name)
+            elif (st.grid == i).any() or (st.inventory[:, i] > 0).any() or (st.under == i).any():
+                raise ValueError(f"the new spec removes type '{name}', which is still in use")
+        inventory = np.zeros((len(st.pos), len(new.types)), np.int32)
+        inventory[:, remap] = st.inventory
+        grid = remap[st.grid]
+        props: dict[tuple[int, int], dict[str, Any]] = {}
+        for tid, tname in enumerate(new.types.names):
+            defaults = spec.entity_types[tname].properties
+            if defaults:
+                for r, c in np.argwhere(grid == tid):
+                    cell = (int(r), int(c))
+                    props[cell] = {**defaults, **st.props.get(cell, {})}
+        for cell, values in st.props.items():
+            props.setdefault(cell, dict(values))
+        from nesyworld.world.layout import surround
+
+        surround(spec, new.types, grid)
+        state = WorldState(
+            grid, st.pos.copy(), st.facing.copy(), remap[st.under], inventory,
+            remap[st.selected], props,
+            [type(s)(s.due, s.cell, int(remap[s.type_id]), int(remap[s.expect]))
+             for s in st.schedule],
+            st.step, st.gave_up, st.static_version + 1,
+        )
+        self.state = state
+
     # ----------------------------------------------------------- snapshots and files
     def snapshot(self) -> Snapshot:
         return Snapshot(self.state.copy(), self.rng.bit_generator.state)
@@ -298,6 +347,7 @@ class World:
         data = {
             "format": "nesyworld.state/1",
             "spec": self.spec.source if has_file else None,
+            "novelties": list(self.spec.novelties),
             "state": self.state.to_dict(),
             "rng": self.rng.bit_generator.state,
         }
@@ -316,6 +366,10 @@ class World:
         if spec is None and data.get("spec") is None:
             raise ValueError(f"{path} was saved from a spec that has no file (YAML text or a "
                              "mapping); pass it again: World.load(path, spec=...)")
+        if spec is None and data.get("novelties"):
+            from nesyworld.world.novelty import apply_novelties
+
+            spec = apply_novelties(data["spec"], data["novelties"])
         world = cls(spec if spec is not None else data["spec"])
         world.load_state(path)
         return world

@@ -39,6 +39,16 @@ class SourceMap:
             probe = probe[:-1]
         return self.marks.get((), Location(self.file, 1, 1))
 
+    def subtree(self, prefix: KeyPath) -> SourceMap:
+        """The marks below `prefix`, re-rooted there (a novelty's `changes` section)."""
+        n = len(prefix)
+        out = SourceMap(self.file, self.lines)
+        for table, dst in ((self.marks, out.marks), (self.key_marks, out.key_marks)):
+            for path, loc in table.items():
+                if path[:n] == tuple(prefix):
+                    dst[path[n:]] = loc
+        return out
+
     def error(
         self, path: KeyPath, message: str, *, found: object = None, expected: str = "",
         key: bool = False,
@@ -121,16 +131,14 @@ def merge_documents(
     def walk(b: Any, o: Any, path: KeyPath) -> Any:
         if isinstance(b, dict) and isinstance(o, dict):
             out = {}
-            for key, value in b.items():
+            for key, value in b.items():  # the base's order first: it fixes type ids
                 if key not in o:
                     _copy_marks(base_map, merged_map, (*path, key))
                     out[key] = value
+                elif o[key] is not None:
+                    out[key] = walk(value, o[key], (*path, key))
             for key, value in o.items():
-                if value is None and key in b:
-                    continue
-                if key in b:
-                    out[key] = walk(b[key], value, (*path, key))
-                else:
+                if key not in b and value is not None:
                     _copy_marks(over_map, merged_map, (*path, key))
                     out[key] = value
             _copy_marks(over_map, merged_map, path, recursive=False)

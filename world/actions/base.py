@@ -3,6 +3,8 @@
 An action class is registered by name and configured by its spec entry. It may ground into
 several env actions (``craft`` into ``craft_planks``, ``craft_stick``, ...). Refusal is decided
 entirely in `check`, before `apply` mutates anything, so a refused action changes nothing.
+`mask` answers the same question for many groundings at once, without the reasons; the env
+asks for it every step, so the built-in classes vectorise it over a shared `MaskContext`.
 """
 
 from __future__ import annotations
@@ -17,9 +19,49 @@ from nesyworld.world.catalog import TypeCatalog
 from nesyworld.world.errors import ActionRefused
 from nesyworld.world.semantics import OperatorSchema
 from nesyworld.world.spec import ActionSpec, WorldSpec
+from nesyworld.world.state import DIRECTIONS
 
 if TYPE_CHECKING:
     from nesyworld.world.world import World
+
+_STEPS: tuple[tuple[int, int], ...] = tuple((int(r), int(c)) for r, c in DIRECTIONS)
+
+
+@dataclass(slots=True)
+class MaskContext:
+    """What most masks look at, read off the state once per `World.action_mask` call and
+    shared by the masks of all the agent's actions. Plain ints and lists: numpy hands out
+    single values slowly, and the env asks for the mask every step."""
+
+    grid: np.ndarray
+    row: int
+    col: int
+    facing: int
+    front: tuple[int, int] | None  # the cell in front (`World.front`), None past the edge
+    front_type: int  # type id in front, -1 past the edge of the map
+    selected: int
+    inventory: list[int]
+
+    @classmethod
+    def of(cls, world: World, agent: int) -> MaskContext:
+        st = world.state
+        grid = st.grid
+        row, col = st.pos.item(agent, 0), st.pos.item(agent, 1)
+        facing = st.facing.item(agent)
+        dr, dc = _STEPS[facing]
+        r, c = row + dr, col + dc
+        h, w = grid.shape
+        front, front_type = ((r, c), grid.item(r, c)) if 0 <= r < h and 0 <= c < w else (None, -1)
+        return cls(grid, row, col, facing, front, front_type, st.selected.item(agent),
+                   st.inventory[agent].tolist())
+
+    def type_towards(self, direction: int) -> int:
+        """Type id of the neighbouring cell in an absolute direction (0 = north, clockwise),
+        -1 past the edge of the map."""
+        dr, dc = _STEPS[direction]
+        r, c = self.row + dr, self.col + dc
+        h, w = self.grid.shape
+        return self.grid.item(r, c) if 0 <= r < h and 0 <= c < w else -1
 
 
 @dataclass(frozen=True)
@@ -74,8 +116,15 @@ class Action:
             raise ActionRefused(reason)
         return self.apply(world, agent, arg)
 
-    def mask(self, world: World, agent: int, args: Sequence[Any]) -> np.ndarray:
-        """Legality of each grounding; override with a vectorised version when it matters."""
+    def mask(
+        self, world: World, agent: int, args: Sequence[Any], ctx: MaskContext | None = None
+    ) -> Sequence[bool]:
+        """Legality of each grounding (a list or a bool array, one per arg): exactly whether
+        `check` would pass. Override with a vectorised version when it matters; `ctx` is the
+        agent's `MaskContext` when the caller has one (`MaskContext.of` makes it otherwise).
+        `World.action_mask` uses an override only where the class that defines it also
+        defines (or inherits from) the class's `check`, so a subclass that changes `check`
+        alone stays correct."""
         return np.array([self.check(world, agent, a) is None for a in args], bool)
 
     # meaning ---------------------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -59,13 +59,38 @@ class _Exchange(Action):
     def groundings(self) -> list[tuple[str, Any]]:
         return [(e.name, i) for i, e in enumerate(self._entries)]
 
+    @property
+    def distance(self) -> int:
+        """How far ahead the partner must be (the Distance novelty sets 2: one empty cell
+        between agent and trader)."""
+        return int(self.spec.params.get("distance", 1))
+
+    def _partner_cell(self, world: World, agent: int) -> tuple[int, int] | None:
+        cell = world.front(agent)
+        d = self.distance
+        if d == 1 or cell is None:
+            return cell
+        st = world.state
+        dr, dc = cell[0] - st.pos.item(agent, 0), cell[1] - st.pos.item(agent, 1)
+        h, w = st.grid.shape
+        for _ in range(d - 1):
+            if st.grid[cell] != 0:  # the cells between must be empty
+                return None
+            cell = (cell[0] + dr, cell[1] + dc)
+            if not (0 <= cell[0] < h and 0 <= cell[1] < w):
+                return None
+        return cell
+
     def check(self, world: World, agent: int, arg: Any) -> str | None:
         st = world.state
         entry = self._entries[arg]
         p = self.partner_id[arg]
         if p >= 0:
-            cell = world.front(agent)
+            cell = self._partner_cell(world, agent)
             if cell is None or st.grid[cell] != p:
+                if self.distance > 1:
+                    return (f"{entry.name} needs {world.types.names[p]} {self.distance} cells "
+                            "ahead with nothing between")
                 return f"{entry.name} needs facing {world.types.names[p]}"
             disabled = self._disabled(world, cell)
             if disabled:
@@ -93,7 +118,7 @@ class _Exchange(Action):
         on arrays this small."""
         st = world.state
         inv = st.inventory[agent].tolist()
-        cell = world.front(agent)
+        cell = self._partner_cell(world, agent)
         front = -1 if cell is None else int(st.grid[cell])
         usable: bool | None = None
         out = []
@@ -122,7 +147,8 @@ class _Exchange(Action):
             pre: list[Condition] = [CountAtLeast(INVENTORY, k, v) for k, v in e.inputs.items()]
             p = self.partner(e)
             if p is not None:
-                pre.insert(0, Fact(FACING, (p,)))
+                facing = FACING if self.distance == 1 else f"{FACING}_{self.distance}"
+                pre.insert(0, Fact(facing, (p,)))
                 pre += property_conditions(
                     p, {k: not v if isinstance(v, bool) else v
                         for k, v in self.world_spec.entity_types[p].disabled_when.items()})
@@ -155,7 +181,10 @@ class Craft(_Exchange):
 
 @ACTIONS.register("trade")
 class Trade(_Exchange):
-    """Trade with a trader agent of the trade's type, which must be in front."""
+    """Trade with a trader agent of the trade's type, which must be in front (or `distance`
+    cells ahead, with empty cells between)."""
+
+    PARAMS: ClassVar[dict[str, Any]] = {"distance": (1, 2, 3)}
 
     kind = "trade"
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from nesyworld.world.actions.base import Action
+from nesyworld.world.actions.base import Action, MaskContext
 from nesyworld.world.pathfinding import label_regions
 from nesyworld.world.registry import ACTIONS
 from nesyworld.world.semantics import (
@@ -58,6 +58,13 @@ class Move(Action):
         if not world.types.passable[tid]:
             return f"{world.types.names[tid]} blocks the way"
         return None
+
+    def mask(
+        self, world: World, agent: int, args: Sequence[Any], ctx: MaskContext | None = None
+    ) -> list[bool]:
+        ctx = ctx or MaskContext.of(world, agent)
+        tid = ctx.type_towards((ctx.facing + self.offset) % 4)
+        return [tid >= 0 and world.types.passable.item(tid)]
 
     def apply(self, world: World, agent: int, arg: Any) -> float:
         world.move_agent(agent, self._target(world, agent))  # type: ignore[arg-type]
