@@ -263,6 +263,14 @@ def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
                                   expected="a list of entity types")
                 for i, item in enumerate(value):
                     rd.type_name(item, (*path, key, i), raw_types)
+            elif check == "type":
+                rd.type_name(value, (*path, key), raw_types)
+            elif check == "probability":
+                if rd.number(value, (*path, key)) > 1 or value < 0:
+                    raise rd.fail((*path, key), "value out of range", found=value,
+                                  expected="a probability between 0 and 1")
+            elif check == "count":
+                rd.integer(value, (*path, key), minimum=1)
         cost = rd.number(raw.get("cost", 1), (*path, "cost"))
         actions[name] = ActionSpec(name, cls_name, cost, MappingProxyType(params))
 

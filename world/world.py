@@ -56,6 +56,7 @@ class World:
             spec = load_spec(spec)
         self._setup(spec)
         self._seed = seed
+        self.episode = 0  # resets so far: time-varying rules (a busy trader) key on it
         self.rng = np.random.default_rng(seed)
         self.state: WorldState = self._initial_state()
 
@@ -95,6 +96,7 @@ class World:
         if seed is not None:
             self._seed = seed
             self.rng = np.random.default_rng(seed)
+        self.episode += 1
         self.state = self._initial_state()
         for ctrl in self.controllers:
             if ctrl is not None:
@@ -295,7 +297,8 @@ class World:
         A type the new spec removes must not be on the map or in any inventory.
         """
         old_names, st = self.types.names, self.state
-        kept = {"_seed": self._seed, "rng": self.rng}  # the random stream continues
+        # the random stream and the episode count continue
+        kept = {"_seed": self._seed, "rng": self.rng, "episode": self.episode}
         self.__dict__.clear()  # drop every cache keyed on the old spec
         self.__dict__.update(kept)
         self._setup(spec)

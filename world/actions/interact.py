@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nesyworld.world.actions.base import Action
+from nesyworld.world.actions.base import Action, MaskContext
 from nesyworld.world.registry import ACTIONS
 from nesyworld.world.semantics import (
     FACING,
@@ -91,6 +92,17 @@ class Break(Action):
             return f"breaking {name} needs {world.types.names[tool]} selected"
         return None
 
+    def mask(
+        self, world: World, agent: int, args: Sequence[Any], ctx: MaskContext | None = None
+    ) -> list[bool]:
+        ctx = ctx or MaskContext.of(world, agent)
+        tid = ctx.front_type
+        ok = tid >= 0 and world.spec.entity_types[world.types.names[tid]].breakable
+        if ok:
+            tool = self.tool.item(tid)
+            ok = tool < 0 or (ctx.selected == tool and ctx.inventory[tool] >= 1)
+        return [ok] * len(args)
+
     def apply(self, world: World, agent: int, arg: Any) -> float:
         cell = world.front(agent)
         tid = int(world.state.grid[cell])  # type: ignore[index]
@@ -154,6 +166,31 @@ class _Interaction(Action):
             if st.inventory[agent, world.types.id(item)] < k:
                 return f"{self.RULE} on {name} needs {k} {item}"
         return None
+
+    def mask(
+        self, world: World, agent: int, args: Sequence[Any], ctx: MaskContext | None = None
+    ) -> list[bool]:
+        return [self._allowed(world, ctx or MaskContext.of(world, agent))] * len(args)
+
+    def _allowed(self, world: World, ctx: MaskContext) -> bool:
+        """`check` without the messages."""
+        tid = ctx.front_type
+        if tid < 0:
+            return False
+        rule = self.rule_of(world, tid)
+        if rule is None:
+            return False
+        inv, types = ctx.inventory, world.types
+        if rule.holding is not None:
+            hid = types.id(rule.holding)
+            if ctx.selected != hid or inv[hid] < 1:
+                return False
+        if rule.when:
+            props = world.state.props.get(ctx.front, {})  # type: ignore[arg-type]
+            for prop, value in rule.when.items():
+                if props.get(prop) != value:
+                    return False
+        return all(inv[types.id(item)] >= k for item, k in rule.consumes.items())
 
     def apply(self, world: World, agent: int, arg: Any) -> float:
         st = world.state

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from nesyworld.world.actions.base import Action
+from nesyworld.world.actions.base import Action, MaskContext
 from nesyworld.world.actions.movement import ROOT_TYPE
 from nesyworld.world.registry import ACTIONS
 from nesyworld.world.semantics import (
@@ -50,12 +48,13 @@ class Select(Action):
         world.state.selected[agent] = arg
         return self.cost
 
-    def mask(self, world: World, agent: int, args: Sequence[Any]) -> np.ndarray:
+    def mask(
+        self, world: World, agent: int, args: Sequence[Any], ctx: MaskContext | None = None
+    ) -> list[bool]:
         # plain Python: numpy's per-call overhead dominates on a dozen items
-        st = world.state
-        inv = st.inventory[agent].tolist()
-        held = st.selected.item(agent)
-        return np.array([inv[t] >= 1 and t != held for t in args], bool)
+        ctx = ctx or MaskContext.of(world, agent)
+        inv, held = ctx.inventory, ctx.selected
+        return [inv[t] >= 1 and t != held for t in args]
 
     def operators(self) -> list[OperatorSchema]:
         return [
@@ -79,6 +78,12 @@ class Deselect(Action):
 
     def check(self, world: World, agent: int, arg: Any) -> str | None:
         return "nothing is selected" if world.state.selected[agent] == 0 else None
+
+    def mask(
+        self, world: World, agent: int, args: Sequence[Any], ctx: MaskContext | None = None
+    ) -> list[bool]:
+        ctx = ctx or MaskContext.of(world, agent)
+        return [ctx.selected != 0] * len(args)
 
     def apply(self, world: World, agent: int, arg: Any) -> float:
         world.state.selected[agent] = 0
@@ -118,6 +123,15 @@ class Place(Action):
         if cell is None or st.grid[cell] != 0:
             return "the cell in front is not empty"
         return None
+
+    def mask(
+        self, world: World, agent: int, args: Sequence[Any], ctx: MaskContext | None = None
+    ) -> list[bool]:
+        ctx = ctx or MaskContext.of(world, agent)
+        held = ctx.selected
+        ok = (held != 0 and world.spec.entity_types[world.types.names[held]].placeable
+              and ctx.inventory[held] >= 1 and ctx.front_type == 0)
+        return [ok] * len(args)
 
     def apply(self, world: World, agent: int, arg: Any) -> float:
         st = world.state

@@ -64,7 +64,7 @@ class Move(Action):
     ) -> list[bool]:
         ctx = ctx or MaskContext.of(world, agent)
         tid = ctx.type_towards((ctx.facing + self.offset) % 4)
-        return [tid >= 0 and world.types.passable.item(tid)]
+        return [tid >= 0 and world.types.passable.item(tid)] * len(args)
 
     def apply(self, world: World, agent: int, arg: Any) -> float:
         world.move_agent(agent, self._target(world, agent))  # type: ignore[arg-type]
@@ -146,19 +146,38 @@ class Approach(Action):
                 return [], d
         return _search(world.passable_mask().ravel().tolist(), nbrs, w, start, targets)
 
-    def mask(self, world: World, agent: int, args: Sequence[Any]) -> np.ndarray:
+    def mask(
+        self, world: World, agent: int, args: Sequence[Any], ctx: MaskContext | None = None
+    ) -> list[bool]:
         """Types touching the agent's connected region (blocks around it, floor types in it)
         and other agents in or next to it; agents count as floor here, so the mask is cheap
-        to keep per static map version."""
+        to keep per static map version: the regions are cached on the world by version, and
+        here the answer for the region (before other agents) as a list per region."""
         labels, adjacent = _regions(world)
+        cache = self.__dict__.get("_mask_cache")
+        if cache is None or cache[0] is not labels or cache[1] is not args:
+            slots: dict[int, list[int]] = {}  # type id -> where it is in args
+            for j, t in enumerate(args):
+                slots.setdefault(int(t), []).append(j)
+            ids = np.asarray(args, dtype=np.intp)
+            cache = self._mask_cache = (labels, args, ids, labels.ravel().tolist(), {}, slots)
+        _, _, ids, flat, by_region, slots = cache
         st = world.state
+        h, w = labels.shape
         pos = st.pos.tolist()
-        region = labels.item(*pos[agent])
-        near = adjacent[region].copy()
+        r, c = pos[agent]
+        region = flat[r * w + c]
+        near = by_region.get(region)
+        if near is None:
+            near = by_region[region] = adjacent[region][ids].tolist()
+        out = near.copy()
         for i, (r, c) in enumerate(pos):  # agents inside or next to the region
-            if i != agent and _touches(labels, (r, c), region):
-                near[st.grid.item(r, c)] = True
-        return near[_ids(self, args)]
+            if i != agent:
+                tid = st.grid.item(r, c)
+                if tid in slots and _touches(flat, h, w, r, c, region):
+                    for j in slots[tid]:
+                        out[j] = True
+        return out
 
     def operators(self) -> list[OperatorSchema]:
         ops = []
@@ -176,22 +195,13 @@ class Approach(Action):
         return ops
 
 
-def _ids(action: Action, args: Sequence[Any]) -> np.ndarray:
-    """`args` as an index array, converted once: the mask passes the same list every step."""
-    cached = action.__dict__.get("_ids_cache")
-    if cached is None or cached[0] is not args:
-        cached = action._ids_cache = (args, np.asarray(args, dtype=np.intp))  # type: ignore[attr-defined]
-    return cached[1]
-
-
-def _touches(labels: np.ndarray, pos: Sequence[int], region: int) -> bool:
-    h, w = labels.shape
-    r, c = int(pos[0]), int(pos[1])
-    if labels.item(r, c) == region:
+def _touches(flat: list[int], h: int, w: int, r: int, c: int, region: int) -> bool:
+    """Cell (r, c) is in the region or 4-adjacent to it (`flat`: row-major labels)."""
+    if flat[r * w + c] == region:
         return True
     for dr, dc in ((-1, 0), (0, 1), (1, 0), (0, -1)):
         nr, nc = r + dr, c + dc
-        if 0 <= nr < h and 0 <= nc < w and labels.item(nr, nc) == region:
+        if 0 <= nr < h and 0 <= nc < w and flat[nr * w + nc] == region:
             return True
     return False
 
