@@ -17,6 +17,9 @@ console = Console()
 def add_commands(sub: Any) -> None:
     p = sub.add_parser("pddl", help="write the PDDL domain and problem derived from a spec")
     p.add_argument("spec", help="a spec file or a shipped spec name")
+    p.add_argument("--novelty", action="append", default=[], metavar="NOVELTY",
+                   help="derive the world after this novelty (a shipped name or a file; "
+                        "repeat to compose): the 'oracle' domain")
     p.add_argument("--classical", action="store_true",
                    help="the classical compilation (bounded counts) instead of the numeric form")
     p.add_argument("--seed", type=int, default=0, help="layout seed for the initial state")
@@ -29,6 +32,8 @@ def add_commands(sub: Any) -> None:
                    help="fast-downward (default), fast-downward-sat, enhsp, enhsp-sat")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--timeout", type=float, default=30.0)
+    p.add_argument("--novelty", action="append", default=[], metavar="NOVELTY",
+                   help="plan in the world after this novelty (repeatable)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=cmd_plan)
 
@@ -119,7 +124,8 @@ def cmd_pddl(args: argparse.Namespace) -> int:
     from nesyworld.symbolic.derive import derive
     from nesyworld.symbolic.pddl_writer import write_pddl
 
-    domain, problem = write_pddl(derive(args.spec, seed=args.seed), classical=args.classical)
+    domain, problem = write_pddl(derive(_spec(args.spec, args.novelty), seed=args.seed),
+                                 classical=args.classical)
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
@@ -131,11 +137,19 @@ def cmd_pddl(args: argparse.Namespace) -> int:
     return 0
 
 
+def _spec(spec: str, novelties: list[str]) -> Any:
+    if not novelties:
+        return spec
+    from nesyworld.world.novelty import apply_novelties
+
+    return apply_novelties(spec, novelties)
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     from nesyworld.symbolic.derive import derive
     from nesyworld.symbolic.planners import Planner
 
-    derivation = derive(args.spec, seed=args.seed)
+    derivation = derive(_spec(args.spec, args.novelty), seed=args.seed)
     with Planner(args.planner, timeout=args.timeout) as planner:
         result = planner.plan(derivation)
     data = {"planner": result.planner, "status": result.status, "length": len(result),

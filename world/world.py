@@ -6,6 +6,7 @@ PettingZoo envs, the symbolic abstraction and the recovery learner all wrap the 
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from nesyworld.world.actions.base import Action, GroundedAction
+from nesyworld.world.actions.base import Action, GroundedAction, MaskContext
 from nesyworld.world.catalog import TypeCatalog
 from nesyworld.world.errors import ActionRefused
 from nesyworld.world.layout import build_layout
@@ -42,6 +43,30 @@ class Snapshot:
 
     state: WorldState
     rng_state: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _MaskPlan:
+    """How `World.action_mask` evaluates one agent's actions."""
+
+    always: bytearray  # 1 where the action's class never refuses (no `check` of its own)
+    # (action, where its groundings are in the mask, their args, its mask takes a MaskContext)
+    groups: tuple[tuple[Action, slice | list[int], list[Any], bool], ...]
+    checks: tuple[tuple[int, Any, Any], ...]  # (index, check, arg): classes with only a check
+    needs_ctx: bool
+
+
+def _mask_kind(action: Action) -> str:
+    """"mask" when the class's vectorised `mask` answers for its `check` (it is defined in the
+    class that defines `check`, or below it), "always" when the class never refuses (no
+    `check` of its own), "check" otherwise: a plugin with only a `check`, or a subclass that
+    changed `check` but not the `mask` it inherits."""
+    mro = type(action).__mro__
+    check_owner = next(k for k in mro if "check" in k.__dict__)
+    mask_owner = next(k for k in mro if "mask" in k.__dict__)
+    if mask_owner is not Action and issubclass(mask_owner, check_owner):
+        return "mask"
+    return "always" if check_owner is Action else "check"
 
 
 class World:
@@ -192,36 +217,55 @@ class World:
         """Which of the agent's actions would not be refused now (approach ignores other
         agents standing in the way; it may still be refused when one blocks the only path)."""
         agent = self.main if agent is None else agent
-        out = [False] * len(self._agent_actions[agent])
-        groups, checks = self._mask_groups(agent)
-        for action, idx, args in groups:
-            for i, ok in zip(idx, action.mask(self, agent, args).tolist(), strict=True):
-                out[i] = ok
-        for i, check, arg in checks:
-            # what the default Action.mask does, without an array per action: the env asks
-            # for the mask every step
+        plan = self._mask_groups(agent)
+        # a bytearray of 0/1 is the cheapest way to a fresh bool array: this runs every step
+        out = plan.always.copy()
+        ctx = MaskContext.of(self, agent) if plan.needs_ctx else None
+        for action, where, args, takes_ctx in plan.groups:
+            ok = action.mask(self, agent, args, ctx) if takes_ctx else action.mask(
+                self, agent, args)
+            if type(ok) is not list:
+                ok = np.asarray(ok, dtype=bool).tolist()
+            if len(ok) != len(args):
+                raise ValueError(f"{type(action).__name__}.mask gave {len(ok)} values for "
+                                 f"{len(args)} arguments")
+            if type(where) is slice:
+                out[where] = ok
+            else:
+                for i, v in zip(where, ok, strict=True):
+                    out[i] = v
+        for i, check, arg in plan.checks:
             out[i] = check(self, agent, arg) is None
-        return np.array(out, dtype=bool)
+        return np.frombuffer(out, dtype=bool)
 
-    def _mask_groups(
-        self, agent: int
-    ) -> tuple[list[tuple[Action, list[int], list[Any]]], list[tuple[int, Any, Any]]]:
-        """Actions with their own (vectorised) mask, grouped; the rest as single checks."""
+    def _mask_groups(self, agent: int) -> _MaskPlan:
+        """How `action_mask` evaluates the agent's actions, worked out once per agent."""
         cache = getattr(self, "_mask_group_cache", None)
         if cache is None:
             cache = self._mask_group_cache = {}
         if agent not in cache:
+            acts = self._agent_actions[agent]
+            always = bytearray(len(acts))
             groups: dict[str, tuple[Action, list[int], list[Any]]] = {}
             checks: list[tuple[int, Any, Any]] = []
-            for i, g in enumerate(self._agent_actions[agent]):
-                if type(g.action).mask is Action.mask:
+            for i, g in enumerate(acts):
+                kind = _mask_kind(g.action)
+                if kind == "always":
+                    always[i] = True
+                elif kind == "check":
                     checks.append((i, g.action.check, g.arg))
-                    continue
-                entry = groups.setdefault(g.action.name, (g.action, [], []))
-                entry[1].append(i)
-                entry[2].append(g.arg)
-            cache[agent] = ([(a, ix, args) for a, ix, args in groups.values()],
-                            checks)
+                else:
+                    entry = groups.setdefault(g.action.name, (g.action, [], []))
+                    entry[1].append(i)
+                    entry[2].append(g.arg)
+            planned = []
+            for a, ix, args in groups.values():
+                contiguous = ix == list(range(ix[0], ix[0] + len(ix)))
+                where = slice(ix[0], ix[0] + len(ix)) if contiguous else ix
+                takes_ctx = "ctx" in inspect.signature(a.mask).parameters
+                planned.append((a, where, args, takes_ctx))
+            cache[agent] = _MaskPlan(always, tuple(planned), tuple(checks),
+                                     any(p[3] for p in planned))
         return cache[agent]
 
     # --------------------------------------------------------------------- queries
