@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Collection
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,8 @@ from nesyworld.world.semantics import (
     FACING,
     HOLDING,
     INVENTORY,
+    NO_EFFECT_NOTE,
+    REFUSAL_NOTE,
     WORLD,
     CountAtLeast,
     Distinct,
@@ -234,11 +236,29 @@ def check_operator(
     if outcome is None:
         return Disagreement(*where, refused=f"the main agent has no env action '{action}'")
     if not outcome.ok:
+        if any(n.startswith(REFUSAL_NOTE) and n[len(REFUSAL_NOTE):] in outcome.reason
+               for n in op.notes):
+            return None  # a refusal the operator declares it cannot model (counted apart)
         return Disagreement(*where, refused=outcome.reason)
     expected, observed = z0.apply(op.effects, binding), abstract(world)
+    mentioned = {getattr(x, "predicate", None) for x in (*op.preconditions, *op.effects)}
+    expected, observed = _without_lookahead(expected, mentioned), _without_lookahead(
+        observed, mentioned)
     if expected == observed:
         return None
+    if NO_EFFECT_NOTE in op.notes and observed == _without_lookahead(z0, mentioned):
+        return None
     return Disagreement(*where, expected=_changes(expected, z0), observed=_changes(observed, z0))
+
+
+_LOOKAHEAD = re.compile(rf"^{FACING}_\d+$")
+
+
+def _without_lookahead(z: SymbolicState, mentioned: set[str | None]) -> SymbolicState:
+    """Drop `facing_<d>` facts the operator does not mention: they follow the agent's position,
+    which no operator's effects describe (moving changes what is two cells ahead)."""
+    props = frozenset(p for p in z.props if p[0] in mentioned or not _LOOKAHEAD.match(p[0]))
+    return replace(z, props=props) if props != z.props else z
 
 
 def _check_one(world: World, op: OperatorSchema, result: OperatorCheck, k: int, seed: int) -> None:
@@ -297,7 +317,13 @@ def _establish(
         if is_facing and not _face(world, types.id(c.args[0]), rng):  # type: ignore[union-attr]
             problems.append(f"cannot face {c.args[0]}")  # type: ignore[union-attr]
     for c in pre:
-        if isinstance(c, Fact) and c.predicate not in (FACING, HOLDING):
+        far = isinstance(c, Fact) and _LOOKAHEAD.match(c.predicate) and not _is_var(c.args[0])
+        if far and not _face_at(world, types.id(c.args[0]), int(c.predicate.split("_")[-1]),  # type: ignore[union-attr]
+                                rng):
+            problems.append(f"cannot stand {c.predicate} from {c.args[0]}")  # type: ignore[union-attr]
+    for c in pre:
+        if isinstance(c, Fact) and c.predicate not in (FACING, HOLDING) and not (
+                _LOOKAHEAD.match(c.predicate)):
             _set_property(world, c, rng)
     for c in pre:
         if isinstance(c, Fact) and c.predicate == HOLDING and not _is_var(c.args[0]):
@@ -419,6 +445,31 @@ def _face(world: World, tid: int, rng: np.random.Generator) -> bool:
         if attempt or tid == 0 or _place(world, tid, rng) is None:
             return False
     return False
+
+
+def _face_at(world: World, tid: int, distance: int, rng: np.random.Generator) -> bool:
+    """Stand `distance` cells from a `tid`, facing it, with empty cells between."""
+    st, a = world.state, world.main
+    h, w = st.grid.shape
+    me = (int(st.pos[a, 0]), int(st.pos[a, 1]))
+    walk = _walkable(world)
+    options = []
+    for r, c in map(tuple, np.argwhere(st.grid == tid).tolist()):
+        for d, (dr, dc) in enumerate(DIRECTIONS.tolist()):
+            stand = (r - dr * distance, c - dc * distance)
+            between = [(r - dr * k, c - dc * k) for k in range(1, distance)]
+            if not (0 <= stand[0] < h and 0 <= stand[1] < w) or stand == (r, c):
+                continue
+            if (walk[stand] or stand == me) and all(
+                    st.grid[b] == 0 and b != me for b in between):
+                options.append((stand, d))
+    if not options:
+        return False
+    stand, d = options[int(rng.integers(len(options)))]
+    if stand != me:
+        world.move_agent(a, stand)
+    st.facing[a] = d
+    return True
 
 
 def _set_property(world: World, fact: Fact, rng: np.random.Generator) -> None:

@@ -105,6 +105,12 @@ class OperatorSchema:
         return f"{self.name}({params}) pre: {pre} eff: {eff}  [{self.provenance}]"
 
 
+# Notes by which an operator declares what its schema cannot express, so that the domain check
+# and the executor's monitor can tell a declared limitation from a wrong declaration:
+# "may be refused: <text>" (a refusal whose reason contains <text>), "may have no effect".
+REFUSAL_NOTE = "may be refused: "
+NO_EFFECT_NOTE = "may have no effect"
+
 # Fact and fluent names, so every layer spells them the same way.
 FACING = "facing"
 HOLDING = "holding"

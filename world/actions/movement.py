@@ -13,6 +13,7 @@ from nesyworld.world.pathfinding import label_regions
 from nesyworld.world.registry import ACTIONS
 from nesyworld.world.semantics import (
     FACING,
+    REFUSAL_NOTE,
     WORLD,
     CountAtLeast,
     Fact,
@@ -191,6 +192,9 @@ class Approach(Action):
                 provenance=f"action '{self.name}' ({self.registered_name}) -> {target}",
                 cost=self.cost,
                 macro=True,
+                # reachability is not symbolic: a fence, a wall of objects or an agent in the
+                # only doorway makes the approach fail although world(target) >= 1
+                notes=(REFUSAL_NOTE + "no reachable",),
             ))
         return ops
 

@@ -20,13 +20,17 @@ from nesyworld.world.actions.crafting import Trade
 from nesyworld.world.actions.interact import Break
 from nesyworld.world.actions.items import Place
 from nesyworld.world.registry import ACTIONS
-from nesyworld.world.semantics import INVENTORY, CountChange, Fact, OperatorSchema
+from nesyworld.world.semantics import (
+    INVENTORY,
+    NO_EFFECT_NOTE,
+    REFUSAL_NOTE,
+    CountChange,
+    Fact,
+    OperatorSchema,
+)
 
 if TYPE_CHECKING:
     from nesyworld.world.world import World
-
-REFUSAL_NOTE = "may be refused: "
-NO_EFFECT_NOTE = "may have no effect"
 
 
 def _chance(world: World, *key: object) -> float:
