@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from typing import Any
 
 import numpy as np
@@ -52,17 +51,6 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--record", metavar="FILE", help="save the trajectory as JSON")
     p.set_defaults(handler=cmd_play)
-
-    p = sub.add_parser("run", help="run an agent for some episodes and summarise")
-    p.add_argument("spec")
-    p.add_argument("--agent", choices=["scripted", "random"], default="scripted",
-                   help="scripted: the .plan shipped beside the spec; random: uniform actions")
-    p.add_argument("--episodes", type=int, default=1)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--render", action="store_true", help="draw the map after every step")
-    p.add_argument("--record", metavar="FILE", help="save the first episode's trajectory")
-    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
-    p.set_defaults(handler=cmd_run)
 
     p = sub.add_parser("replay", help="replay a recorded trajectory and verify every state")
     p.add_argument("trajectory")
@@ -209,76 +197,6 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.record:
         rec.trajectory.save(args.record)
         print(f"trajectory saved to {args.record}")
-    return 0
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    from nesyworld.domains import scripted_solution
-
-    spec = load_spec(args.spec)
-    script = None
-    if args.agent == "scripted":
-        script = scripted_solution(args.spec) or scripted_solution(spec.name)
-        if script is None:
-            print(f"error: no scripted solution (.plan) ships with '{args.spec}'; "
-                  "use --agent random", file=sys.stderr)
-            return 2
-    world = World(spec)
-    episodes, successes, steps = [], 0, []
-    t0 = time.perf_counter()
-    total_steps = 0
-    for ep in range(args.episodes):
-        seed = args.seed + ep
-        rec = Recorder(world, seed)
-        rng = np.random.default_rng(seed)
-        n_actions = len(world.action_names())
-        i = 0
-        while not world.goal_reached() and not world.state.gave_up and (
-                world.state.step < spec.max_steps):
-            if script is not None:
-                if i >= len(script):
-                    break
-                action: int | str = script[i]
-            else:
-                action = int(rng.integers(n_actions))
-            outcome = rec.step(action)
-            i += 1
-            if not args.json and args.episodes == 1:
-                status = "ok" if outcome.ok else f"refused: {outcome.reason}"
-                print(f"{world.state.step:4d}  {outcome.action:32s} cost {outcome.cost:5.1f}  "
-                      f"{status}")
-                if args.render:
-                    print(draw(world))
-        success = world.goal_reached()
-        successes += success
-        steps.append(world.state.step)
-        total_steps += world.state.step
-        episodes.append({"seed": seed, "success": success, "steps": world.state.step,
-                         "inventory": world.inventory_dict()})
-        if args.record and ep == 0:
-            rec.trajectory.save(args.record)
-    wall = time.perf_counter() - t0
-    summary = {
-        "spec": spec.name,
-        "agent": args.agent,
-        "episodes": args.episodes,
-        "successes": successes,
-        "success_rate": successes / args.episodes,
-        "mean_steps": float(np.mean(steps)),
-        "wall_seconds": wall,
-        "steps_per_second": total_steps / wall if wall > 0 else None,
-    }
-    if args.json:
-        _print_json(summary)
-        return 0
-    table = Table(title=f"{args.agent} agent on {spec.name}")
-    for col in ("episodes", "success rate", "mean steps", "steps/s"):
-        table.add_column(col)
-    table.add_row(str(args.episodes), f"{summary['success_rate']:.2f}",
-                  f"{summary['mean_steps']:.1f}", f"{summary['steps_per_second']:.0f}")
-    console.print(table)
-    if args.episodes == 1:
-        console.print(f"final inventory: {episodes[0]['inventory']}")
     return 0
 
 

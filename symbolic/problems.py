@@ -69,6 +69,10 @@ def _base(d: Derivation, name: str) -> _Vocabulary:
         objects[obj.name] = Object(obj.name, types[obj.type])
         problem.add_object(objects[obj.name])
     root = next(types[n.name] for n in d.types if n.parent is None)
+    for name in d.initial.names:
+        if name not in objects:  # perceived, but unknown to the operators (a novelty)
+            objects[name] = Object(name, root)
+            problem.add_object(objects[name])
     facts = {}
     for pred in (FACING, HOLDING, *d.properties):
         facts[pred] = Fluent(pred, up.BoolType(), x=root)
@@ -211,7 +215,7 @@ def classical_problem(
         v.problem.add_fluent(f, default_initial_value=False)
     for (fluent, item), cap in sorted(caps.items()):
         values = d.initial.world if fluent == WORLD else d.initial.inventory
-        start = values[d.initial.names.index(item)]
+        start = values[d.initial.names.index(item)] if item in d.initial.names else 0
         for k in range(1, min(start, cap) + 1):
             v.problem.set_initial_value(ladders[fluent](v.objects[item], levels[k - 1]), True)
 

@@ -49,9 +49,9 @@ class Snapshot:
 class _MaskPlan:
     """How `World.action_mask` evaluates one agent's actions."""
 
-    always: bytearray  # 1 where the action's class never refuses (no `check` of its own)
-    # (action, where its groundings are in the mask, their args, its mask takes a MaskContext)
-    groups: tuple[tuple[Action, slice | list[int], list[Any], bool], ...]
+    always: list[bool]  # True where the action's class never refuses (no `check` of its own)
+    # (action, where a run of its groundings is in the mask, their args, mask takes a context)
+    groups: tuple[tuple[Action, slice, list[Any], bool], ...]
     checks: tuple[tuple[int, Any, Any], ...]  # (index, check, arg): classes with only a check
     needs_ctx: bool
 
@@ -218,25 +218,17 @@ class World:
         agents standing in the way; it may still be refused when one blocks the only path)."""
         agent = self.main if agent is None else agent
         plan = self._mask_groups(agent)
-        # a bytearray of 0/1 is the cheapest way to a fresh bool array: this runs every step
         out = plan.always.copy()
         ctx = MaskContext.of(self, agent) if plan.needs_ctx else None
         for action, where, args, takes_ctx in plan.groups:
-            ok = action.mask(self, agent, args, ctx) if takes_ctx else action.mask(
+            # a list or an array: either way the slice gets one value per argument
+            out[where] = action.mask(self, agent, args, ctx) if takes_ctx else action.mask(
                 self, agent, args)
-            if type(ok) is not list:
-                ok = np.asarray(ok, dtype=bool).tolist()
-            if len(ok) != len(args):
-                raise ValueError(f"{type(action).__name__}.mask gave {len(ok)} values for "
-                                 f"{len(args)} arguments")
-            if type(where) is slice:
-                out[where] = ok
-            else:
-                for i, v in zip(where, ok, strict=True):
-                    out[i] = v
         for i, check, arg in plan.checks:
             out[i] = check(self, agent, arg) is None
-        return np.frombuffer(out, dtype=bool)
+        if len(out) != len(plan.always):
+            raise ValueError(self._bad_mask(agent, plan, ctx))
+        return np.array(out, dtype=bool)
 
     def _mask_groups(self, agent: int) -> _MaskPlan:
         """How `action_mask` evaluates the agent's actions, worked out once per agent."""
@@ -245,8 +237,8 @@ class World:
             cache = self._mask_group_cache = {}
         if agent not in cache:
             acts = self._agent_actions[agent]
-            always = bytearray(len(acts))
-            groups: dict[str, tuple[Action, list[int], list[Any]]] = {}
+            always = [False] * len(acts)
+            groups: list[tuple[Action, slice, list[Any], bool]] = []
             checks: list[tuple[int, Any, Any]] = []
             for i, g in enumerate(acts):
                 kind = _mask_kind(g.action)
@@ -254,19 +246,25 @@ class World:
                     always[i] = True
                 elif kind == "check":
                     checks.append((i, g.action.check, g.arg))
+                elif groups and groups[-1][0] is g.action and groups[-1][1].stop == i:
+                    a, where, args, takes_ctx = groups[-1]  # one call per run of groundings
+                    groups[-1] = (a, slice(where.start, i + 1), [*args, g.arg], takes_ctx)
                 else:
-                    entry = groups.setdefault(g.action.name, (g.action, [], []))
-                    entry[1].append(i)
-                    entry[2].append(g.arg)
-            planned = []
-            for a, ix, args in groups.values():
-                contiguous = ix == list(range(ix[0], ix[0] + len(ix)))
-                where = slice(ix[0], ix[0] + len(ix)) if contiguous else ix
-                takes_ctx = "ctx" in inspect.signature(a.mask).parameters
-                planned.append((a, where, args, takes_ctx))
-            cache[agent] = _MaskPlan(always, tuple(planned), tuple(checks),
-                                     any(p[3] for p in planned))
+                    takes_ctx = "ctx" in inspect.signature(g.action.mask).parameters
+                    groups.append((g.action, slice(i, i + 1), [g.arg], takes_ctx))
+            cache[agent] = _MaskPlan(always, tuple(groups), tuple(checks),
+                                     any(g[3] for g in groups))
         return cache[agent]
+
+    def _bad_mask(self, agent: int, plan: _MaskPlan, ctx: MaskContext | None) -> str:
+        """The error for a class mask that gave the wrong number of values."""
+        for action, _, args, takes_ctx in plan.groups:
+            ok = action.mask(self, agent, args, ctx) if takes_ctx else action.mask(
+                self, agent, args)
+            if len(ok) != len(args):
+                return (f"{type(action).__name__}.mask gave {len(ok)} values for "
+                        f"{len(args)} arguments")
+        return "a mask gave the wrong number of values"
 
     # --------------------------------------------------------------------- queries
     def goal_reached(self, agent: int | None = None) -> bool:

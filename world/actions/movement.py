@@ -133,6 +133,11 @@ class Approach(Action):
         world.state.facing[agent] = facing
         return max(self.cost, float(len(path)))
 
+    def route(self, world: World, agent: int, tid: int) -> tuple[list, int] | None:
+        """The path (cells after the start) to the nearest reachable `tid` and the direction
+        to face at its end, or None: what a skill made of primitive moves follows."""
+        return self._plan(world, agent, tid)
+
     def _plan(self, world: World, agent: int, tid: int) -> tuple[list, int] | None:
         st = world.state
         h, w = st.grid.shape

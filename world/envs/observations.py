@@ -21,12 +21,12 @@ from nesyworld.world.observations import (
     FACING_ARROWS,
     N_BEAMS,
     default_palette,
-    lidar,
     lidar_space_bounds,
     local_view,
     render_ascii,
     render_rgb,
 )
+from nesyworld.world.observations.lidar import lidar_into
 
 if TYPE_CHECKING:
     from nesyworld.world.world import World
@@ -146,17 +146,20 @@ class ObservationBuilder:
         space = spaces.Box(low, high, dtype=np.float32)
         agent, world, max_range = self.agent, self.world, self.config.lidar_range
         inv_end = n_lidar + t
+        # One buffer, filled in place and copied out: no temporaries per part, and the
+        # caller's observation never aliases what the next step overwrites.
+        buf = np.zeros(inv_end + t, np.float32)
+        beams, inventory, selected = buf[:n_lidar], buf[n_lidar:inv_end], buf[inv_end:]
 
         def build() -> np.ndarray:
-            # .item() and slices rather than numpy scalars and views: this runs every step
+            # .item() rather than numpy scalars and views: this runs every step
             st = world.state
             pos = (st.pos.item(agent, 0), st.pos.item(agent, 1))
-            out = np.empty(inv_end + t, np.float32)
-            out[:n_lidar] = lidar(st.grid, pos, st.facing.item(agent), t, max_range)
-            np.minimum(st.inventory[agent], cap, out=out[n_lidar:inv_end], casting="unsafe")
-            out[inv_end:] = 0.0
-            out[inv_end + st.selected.item(agent)] = 1.0
-            return out
+            lidar_into(beams, st.grid, pos, st.facing.item(agent), max_range)
+            np.minimum(st.inventory[agent], cap, out=inventory, casting="unsafe")
+            selected.fill(0.0)
+            selected[st.selected.item(agent)] = 1.0
+            return buf.copy()
 
         return space, build
 

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["BEAM_DIRECTIONS", "N_BEAMS", "lidar", "lidar_space_bounds"]
+__all__ = ["BEAM_DIRECTIONS", "N_BEAMS", "lidar", "lidar_into", "lidar_space_bounds"]
 
 N_BEAMS = 8
 
@@ -36,7 +36,7 @@ BEAM_DIRECTIONS: tuple[tuple[int, int], ...] = (
 @functools.lru_cache(maxsize=32)
 def _beam_table(
     height: int, width: int, max_range: int | None
-) -> tuple[NDArray[np.intp], NDArray[np.float32], NDArray[np.intp], NDArray[np.intp]]:
+) -> tuple[NDArray[np.intp], NDArray[np.float32], NDArray[np.intp], tuple[int, ...]]:
     """Precompute, for every cell, the cells all 8 beams pass through.
 
     Stored CSR-style (one flat array plus per-position offsets) rather than padded to the
@@ -45,8 +45,8 @@ def _beam_table(
     index is stored for each of the 4 facings so a call needs no rotation step at all.
 
     Returns (cells, dists, ego_beam, offsets): for position p = r*W + c, its elements are
-    ``offsets[p]:offsets[p+1]``; ``ego_beam[f, i]`` is the egocentric beam of element i when
-    facing f.
+    ``offsets[p]:offsets[p+1]`` (plain ints, cheap to slice with); ``ego_beam[f, i]`` is the
+    egocentric beam of element i when facing f.
     """
     limit = max(height, width) if max_range is None else min(max_range, max(height, width))
     steps = np.arange(1, max(limit, 0) + 1, dtype=np.int32)  # int32 halves the cubes
@@ -67,9 +67,9 @@ def _beam_table(
     offsets[1:] = np.cumsum(inside.sum(axis=(1, 2)))
     # Egocentric beam b looks along compass index (b + 2f) % 8, hence b = (d - 2f) % 8.
     ego_beam = np.stack([(all_dirs - 2 * f) % N_BEAMS for f in range(4)]).astype(np.intp)
-    for arr in (all_cells, all_dists, ego_beam, offsets):
+    for arr in (all_cells, all_dists, ego_beam):
         arr.flags.writeable = False  # shared between callers through the cache
-    return all_cells, all_dists, ego_beam, offsets
+    return all_cells, all_dists, ego_beam, tuple(offsets.tolist())
 
 
 def lidar(
@@ -87,19 +87,31 @@ def lidar(
     always at distance >= 1). Air is a type like any other so the vector length depends only
     on ``n_types``. The observer's own cell is never on a beam.
     """
+    out = np.empty(n_types * N_BEAMS, dtype=np.float32)
+    lidar_into(out, grid, pos, facing, max_range)
+    return out
+
+
+def lidar_into(
+    out: NDArray[np.float32],
+    grid: NDArray[np.integer],
+    pos: tuple[int, int],
+    facing: int,
+    max_range: int | None = None,
+) -> None:
+    """`lidar` written into `out` (float32, length ``n_types * 8``, possibly a slice of a
+    bigger observation buffer), so an env can fill its observation without temporaries."""
     height, width = grid.shape
     cells, dists, ego_beam, offsets = _beam_table(height, width, max_range)
     p = int(pos[0]) * width + int(pos[1])
     lo, hi = offsets[p], offsets[p + 1]
-    types = grid.ravel()[cells[lo:hi]]
-    keys = np.multiply(types, N_BEAMS, dtype=np.intp)
+    keys = np.multiply(grid.ravel()[cells[lo:hi]], N_BEAMS, dtype=np.intp)
     keys += ego_beam[facing & 3, lo:hi]
-    out = np.full(n_types * N_BEAMS, np.inf, dtype=np.float32)
+    out.fill(np.inf)
     # ufunc.at is unbuffered, so repeated keys (several cells of one type on a beam) reduce
     # correctly; plain fancy assignment makes no ordering promise for duplicates.
     np.minimum.at(out, keys, dists[lo:hi])
-    out[out == np.inf] = 0.0
-    return out
+    out[np.isinf(out)] = 0.0  # distances are finite and positive: inf is "not seen"
 
 
 def lidar_space_bounds(
