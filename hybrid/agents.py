@@ -19,9 +19,11 @@ from nesyworld.hybrid.monitor import OperatorFailure, check_effects, tolerated
 from nesyworld.hybrid.operators import GroundOperator, ground
 from nesyworld.hybrid.skills import Mode, Primitives, SkillStop, skill_actions
 from nesyworld.symbolic.abstraction import abstract
+from nesyworld.symbolic.derive import count_thresholds
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planners import PlanCache, Planner, PlanResult
 from nesyworld.world import World
+from nesyworld.world.semantics import INVENTORY
 
 
 @runtime_checkable
@@ -199,6 +201,15 @@ class PlanningAgent:
                 self.emit("novelty", f"new action '{name}' available", action=name)
 
     # --- the executor ------------------------------------------------------------------------
+    def _relevant_counts(self) -> set[tuple[str, str]]:
+        """Counts some precondition or the goal compares: the only ones a plan relies on."""
+        planning = self.kb.derivation()  # a new object whenever the knowledge base changes
+        if getattr(self, "_relevant_for", None) is not planning:
+            keys = set(count_thresholds(planning.operators))
+            keys |= {(INVENTORY, item) for item in planning.goal}
+            self._relevant, self._relevant_for = keys, planning
+        return self._relevant
+
     def plan(self) -> PlanResult:
         result = self.planner.plan(self.kb.derivation(), abstract(self.world))
         return result
@@ -266,7 +277,7 @@ class PlanningAgent:
                 return OperatorFailure(op, "refused", str(self._last.get("reason", "")), [],
                                        [], snapshot, suffix, start, z0, abstract(world))
         z1 = abstract(world)
-        expected, observed = check_effects(op, z0, z1)
+        expected, observed = check_effects(op, z0, z1, self._relevant_counts())
         if expected and not tolerated(op, z0, z1):
             return OperatorFailure(op, "effect_mismatch", "", expected, observed, snapshot,
                                    suffix, start, z0, z1)

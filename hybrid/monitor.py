@@ -9,7 +9,7 @@ become an `OperatorFailure`, which says in one line what went wrong.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -22,10 +22,16 @@ from nesyworld.world.semantics import NO_EFFECT_NOTE, CountChange, SetFact
 FailureKind = Literal["refused", "effect_mismatch", "precondition"]
 
 
-def check_effects(op: GroundOperator, z0: SymbolicState, z1: SymbolicState
+def check_effects(op: GroundOperator, z0: SymbolicState, z1: SymbolicState,
+                  relevant: Collection[tuple[str, str]] | None = None
                   ) -> tuple[list[str], list[str]]:
     """The declared effects that do not hold in z1 (relative to z0), and what was observed
-    instead; two empty lists when the operator did what it declares."""
+    instead; two empty lists when the operator did what it declares.
+
+    With `relevant`, only those (fluent, item) counts are checked: a count that no
+    precondition or goal compares (world(air), say, which a sapling growing elsewhere
+    changes in the same step) cannot make a plan fail, so a change there is no failure.
+    """
     b = op.binding
     expected: list[str] = []
     observed: list[str] = []
@@ -34,6 +40,8 @@ def check_effects(op: GroundOperator, z0: SymbolicState, z1: SymbolicState
     for e in op.schema.effects:
         if isinstance(e, CountChange):
             item = b.get(e.arg, e.arg)
+            if relevant is not None and (e.fluent, item) not in relevant:
+                continue
             delta = z1.count(e.fluent, item) - z0.count(e.fluent, item)
             if delta < e.delta:
                 sign = "+" if e.delta > 0 else ""

@@ -171,19 +171,24 @@ class World:
         if not 0 <= action < len(acts):
             return Outcome(str(action), False, 0.0, f"no action with index {action}")
         g = acts[action]
+        reason, cost = self._run(agent, g)
+        if reason is not None:
+            return Outcome(g.name, False, 0.0, reason)
+        return Outcome(g.name, True, cost)
+
+    def _run(self, agent: int, g: GroundedAction) -> tuple[str | None, float]:
+        """Run a grounded action: (None, its cost), or (why it was refused, 0.0)."""
         a = g.action
         try:
             if type(a).execute is Action.execute:
                 # Action.execute without raising and catching: most random steps are refused
                 reason = a.check(self, agent, g.arg)
                 if reason is not None:
-                    return Outcome(g.name, False, 0.0, reason)
-                cost = a.apply(self, agent, g.arg)
-            else:
-                cost = a.execute(self, agent, g.arg)
+                    return reason, 0.0
+                return None, a.apply(self, agent, g.arg)
+            return None, a.execute(self, agent, g.arg)
         except ActionRefused as refusal:
-            return Outcome(g.name, False, 0.0, refusal.reason)
-        return Outcome(g.name, True, cost)
+            return refusal.reason, 0.0
 
     def step(self, action: int | str) -> Outcome:
         """One round of the single-agent view: the main agent acts, then every NPC, then the
@@ -194,12 +199,17 @@ class World:
         return outcome
 
     def step_npcs(self) -> None:
-        """Let every controlled agent act once (the turn order of the AEC env)."""
+        """Let every controlled agent act once (the turn order of the AEC env): `act` for
+        each, without the Outcomes nobody reads."""
         for i, ctrl in enumerate(self.controllers):
             if ctrl is not None:
                 choice = ctrl.choose()
                 if choice is not None:
-                    self.act(i, choice)
+                    acts = self._agent_actions[i]
+                    if isinstance(choice, str):
+                        choice = self.action_index(choice, i)
+                    if 0 <= choice < len(acts):
+                        self._run(i, acts[choice])
 
     def end_round(self) -> None:
         """Advance the clock and fire due scheduled effects."""
@@ -268,9 +278,10 @@ class World:
 
     # --------------------------------------------------------------------- queries
     def goal_reached(self, agent: int | None = None) -> bool:
-        inv = self.state.inventory[self.main if agent is None else agent]
+        inv = self.state.inventory
+        row = self.main if agent is None else agent
         goal = self._goal  # plain ints: called every env step, on a handful of goal items
-        return all(inv.item(i) >= goal.item(i) for i in self._goal_ids.tolist())
+        return all(inv.item(row, i) >= goal.item(i) for i in self._goal_ids.tolist())
 
     def front(self, agent: int) -> tuple[int, int] | None:
         # plain ints, not numpy arithmetic: every interaction and mask calls this each step

@@ -55,8 +55,8 @@ class Move(Action):
         cell = self._target(world, agent)
         if cell is None:
             return "the edge of the map is in the way"
-        tid = world.state.grid[cell]
-        if not world.types.passable[tid]:
+        tid = world.state.grid.item(cell)
+        if not world.types.passable.item(tid):
             return f"{world.types.names[tid]} blocks the way"
         return None
 
