@@ -150,7 +150,7 @@ class Approach(Action):
         for d, nb in enumerate(nbrs[start]):  # already there: no need for the passable map
             if nb in targets:
                 return [], d
-        return _search(world.passable_mask().ravel().tolist(), nbrs, w, start, targets)
+        return _search(_blocked(world.passable_mask()), nbrs, w, start, targets)
 
     def mask(
         self, world: World, agent: int, args: Sequence[Any], ctx: MaskContext | None = None
@@ -231,28 +231,39 @@ def _path_to_adjacent(
 ) -> tuple[list[tuple[int, int]], int] | None:
     """`pathfinding.path_to_adjacent`, by `_search`."""
     h, w = passable.shape
-    return _search(passable.ravel().tolist(), _neighbours(h, w), w, start[0] * w + start[1],
+    return _search(_blocked(passable), _neighbours(h, w), w, start[0] * w + start[1],
                    set(np.flatnonzero(targets).tolist()))
 
 
+def _blocked(passable: np.ndarray) -> list[bool]:
+    """Cells `_search` may not enter, flat, plus one True at the end: a neighbour index of
+    -1 (past the edge) reads it, so the search needs no separate edge test."""
+    out = np.logical_not(passable).ravel().tolist()
+    out.append(True)
+    return out
+
+
 def _search(
-    free: list[bool], nbrs: tuple[tuple[int, int, int, int], ...], w: int, s: int,
+    blocked: list[bool], nbrs: tuple[tuple[int, int, int, int], ...], w: int, s: int,
     targets: set[int],
 ) -> tuple[list[tuple[int, int]], int] | None:
     """`pathfinding.path_to_adjacent` on flat cell indices: the same breadth-first order and
     N, E, S, W tie-breaks, so the same path and facing. Approach runs it every time it is
     taken, and there the per-cell bounds checks, divmods and array scans were most of an env
-    step; here a cell costs a few list and set lookups."""
+    step; here a cell costs a list lookup. `blocked` (from `_blocked`) is used up: reached
+    cells are marked in it."""
     for d, nb in enumerate(nbrs[s]):
         if nb in targets:
             return [], d
     near = {nb for t in targets for nb in nbrs[t] if nb >= 0}  # cells next to a target
     prev = {s: -1}
+    blocked[s] = True
     queue = [s]
     for cur in queue:  # a list iterator sees what is appended: a FIFO queue
         for nxt in nbrs[cur]:
-            if nxt < 0 or nxt in prev or not free[nxt]:
+            if blocked[nxt]:  # solid, past the edge (-1) or already reached
                 continue
+            blocked[nxt] = True
             prev[nxt] = cur
             if nxt in near:
                 d = next(d for d, nb in enumerate(nbrs[nxt]) if nb in targets)
