@@ -293,13 +293,14 @@ def _regions(world: World) -> tuple[np.ndarray, np.ndarray]:
     # too). Agents' cells count as what they stand on.
     ground = st.grid.copy()
     ground[st.pos[:, 0], st.pos[:, 1]] = st.under
-    adjacent = np.zeros((max(n, 1), len(world.types)), bool)
-    for cells, nbrs in (((slice(1, None), slice(None)), (slice(None, -1), slice(None))),
-                        ((slice(None, -1), slice(None)), (slice(1, None), slice(None))),
-                        ((slice(None), slice(1, None)), (slice(None), slice(None, -1))),
-                        ((slice(None), slice(None, -1)), (slice(None), slice(1, None)))):
-        lab = labels[nbrs]
-        hit = lab >= 0
-        adjacent[lab[hit], ground[cells][hit]] = True
+    t = len(world.types)
+    h, w = labels.shape
+    pad = np.full((h + 2, w + 2), -1, labels.dtype)
+    pad[1:-1, 1:-1] = labels
+    # the region north, south, west and east of each cell (-1: none, or past the edge)
+    around = np.stack((pad[:-2, 1:-1], pad[2:, 1:-1], pad[1:-1, :-2], pad[1:-1, 2:]))
+    hit = around >= 0
+    adjacent = np.zeros((max(n, 1), t), bool)
+    adjacent.reshape(-1)[(around * t + ground)[hit]] = True  # (region, type) pairs, flat
     world._region_cache = (st.static_version, st.grid, labels, adjacent)  # type: ignore[attr-defined]
     return labels, adjacent
