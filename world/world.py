@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,21 +50,30 @@ class _MaskPlan:
     """How `World.action_mask` evaluates one agent's actions."""
 
     always: list[bool]  # True where the action's class never refuses (no `check` of its own)
-    # (action, where a run of its groundings is in the mask, their args, mask takes a context)
-    groups: tuple[tuple[Action, slice, list[Any], bool], ...]
+    # (mask or mask_instances, the slice of the mask it fills, its args or instances, whether
+    # it takes a MaskContext): one call per run of groundings or of instances of one class
+    groups: tuple[tuple[Callable[..., Sequence[bool]], slice, list[Any], bool], ...]
     checks: tuple[tuple[int, Any, Any], ...]  # (index, check, arg): classes with only a check
     needs_ctx: bool
 
 
 def _mask_kind(action: Action) -> str:
-    """"mask" when the class's vectorised `mask` answers for its `check` (it is defined in the
-    class that defines `check`, or below it), "always" when the class never refuses (no
-    `check` of its own), "check" otherwise: a plugin with only a `check`, or a subclass that
-    changed `check` but not the `mask` it inherits."""
+    """How `action_mask` learns whether the action would be refused: "instances" by the
+    class's `mask_instances`, together with neighbouring instances of the same class; "mask"
+    by its `mask`; "always" when the class never refuses (no `check` of its own); "check" by
+    `check`. A class's mask answers for its check only if it is defined where `check` is, or
+    below: a subclass that changes `check` alone falls back to its `check`."""
     mro = type(action).__mro__
-    check_owner = next(k for k in mro if "check" in k.__dict__)
-    mask_owner = next(k for k in mro if "mask" in k.__dict__)
+
+    def owner(name: str) -> type:
+        return next(k for k in mro if name in k.__dict__)
+
+    check_owner, mask_owner = owner("check"), owner("mask")
     if mask_owner is not Action and issubclass(mask_owner, check_owner):
+        group_owner = owner("mask_instances")
+        if not action.GROUNDED and group_owner is not Action and issubclass(
+                group_owner, mask_owner):
+            return "instances"
         return "mask"
     return "always" if check_owner is Action else "check"
 
@@ -230,10 +239,9 @@ class World:
         plan = self._mask_groups(agent)
         out = plan.always.copy()
         ctx = MaskContext.of(self, agent) if plan.needs_ctx else None
-        for action, where, args, takes_ctx in plan.groups:
+        for mask, where, args, takes_ctx in plan.groups:
             # a list or an array: either way the slice gets one value per argument
-            out[where] = action.mask(self, agent, args, ctx) if takes_ctx else action.mask(
-                self, agent, args)
+            out[where] = mask(self, agent, args, ctx) if takes_ctx else mask(self, agent, args)
         for i, check, arg in plan.checks:
             out[i] = check(self, agent, arg) is None
         if len(out) != len(plan.always):
@@ -248,32 +256,38 @@ class World:
         if agent not in cache:
             acts = self._agent_actions[agent]
             always = [False] * len(acts)
-            groups: list[tuple[Action, slice, list[Any], bool]] = []
             checks: list[tuple[int, Any, Any]] = []
+            runs: list[tuple[Any, Callable[..., Sequence[bool]], int, list[Any]]] = []
             for i, g in enumerate(acts):
                 kind = _mask_kind(g.action)
                 if kind == "always":
                     always[i] = True
-                elif kind == "check":
+                    continue
+                if kind == "check":
                     checks.append((i, g.action.check, g.arg))
-                elif groups and groups[-1][0] is g.action and groups[-1][1].stop == i:
-                    a, where, args, takes_ctx = groups[-1]  # one call per run of groundings
-                    groups[-1] = (a, slice(where.start, i + 1), [*args, g.arg], takes_ctx)
+                    continue
+                if kind == "instances":
+                    key, mask, item = type(g.action), type(g.action).mask_instances, g.action
                 else:
-                    takes_ctx = "ctx" in inspect.signature(g.action.mask).parameters
-                    groups.append((g.action, slice(i, i + 1), [g.arg], takes_ctx))
-            cache[agent] = _MaskPlan(always, tuple(groups), tuple(checks),
-                                     any(g[3] for g in groups))
+                    key, mask, item = g.action, g.action.mask, g.arg
+                last = runs[-1] if runs else None
+                if last is not None and last[0] is key and last[2] + len(last[3]) == i:
+                    last[3].append(item)
+                else:
+                    runs.append((key, mask, i, [item]))
+            groups = tuple(
+                (mask, slice(start, start + len(items)), items,
+                 "ctx" in inspect.signature(mask).parameters)
+                for _, mask, start, items in runs)
+            cache[agent] = _MaskPlan(always, groups, tuple(checks), any(g[3] for g in groups))
         return cache[agent]
 
     def _bad_mask(self, agent: int, plan: _MaskPlan, ctx: MaskContext | None) -> str:
         """The error for a class mask that gave the wrong number of values."""
-        for action, _, args, takes_ctx in plan.groups:
-            ok = action.mask(self, agent, args, ctx) if takes_ctx else action.mask(
-                self, agent, args)
+        for mask, _, args, takes_ctx in plan.groups:
+            ok = mask(self, agent, args, ctx) if takes_ctx else mask(self, agent, args)
             if len(ok) != len(args):
-                return (f"{type(action).__name__}.mask gave {len(ok)} values for "
-                        f"{len(args)} arguments")
+                return f"{mask.__qualname__} gave {len(ok)} values for {len(args)} arguments"
         return "a mask gave the wrong number of values"
 
     # --------------------------------------------------------------------- queries

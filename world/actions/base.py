@@ -55,6 +55,16 @@ class MaskContext:
         return cls(grid, row, col, facing, front, front_type, st.selected.item(agent),
                    st.inventory[agent].tolist())
 
+    def around(self) -> list[int]:
+        """Type ids of the 4 neighbouring cells, north first and clockwise (-1 past the edge
+        of the map): `type_towards` of each direction."""
+        g, r, c = self.grid, self.row, self.col
+        h, w = g.shape
+        return [g.item(r - 1, c) if 0 <= r - 1 < h and 0 <= c < w else -1,
+                g.item(r, c + 1) if 0 <= r < h and 0 <= c + 1 < w else -1,
+                g.item(r + 1, c) if 0 <= r + 1 < h and 0 <= c < w else -1,
+                g.item(r, c - 1) if 0 <= r < h and 0 <= c - 1 < w else -1]
+
     def type_towards(self, direction: int) -> int:
         """Type id of the neighbouring cell in an absolute direction (0 = north, clockwise),
         -1 past the edge of the map."""
@@ -126,6 +136,16 @@ class Action:
         defines (or inherits from) the class's `check`, so a subclass that changes `check`
         alone stays correct."""
         return np.array([self.check(world, agent, a) is None for a in args], bool)
+
+    @classmethod
+    def mask_instances(
+        cls, world: World, agent: int, actions: Sequence[Action], ctx: MaskContext | None = None
+    ) -> list[bool] | None:
+        """`mask` of several instances of an ungrounded class in one call, one bool each, for
+        classes whose instances share work (the four moves look at the cells around the agent
+        once). None (the default) means the class does not do this; `World.action_mask` then
+        asks each instance's `mask`. The same ownership rule as for `mask` applies."""
+        return None
 
     # meaning ---------------------------------------------------------------
     def operators(self) -> list[OperatorSchema]:

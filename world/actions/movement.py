@@ -63,9 +63,19 @@ class Move(Action):
     def mask(
         self, world: World, agent: int, args: Sequence[Any], ctx: MaskContext | None = None
     ) -> list[bool]:
+        return self.mask_instances(world, agent, [self], ctx) * len(args)
+
+    @classmethod
+    def mask_instances(
+        cls, world: World, agent: int, actions: Sequence[Action], ctx: MaskContext | None = None
+    ) -> list[bool]:
+        """Every move at once (one call per step for move_forward, move_left, ...): the four
+        cells around the agent are looked at once."""
         ctx = ctx or MaskContext.of(world, agent)
-        tid = ctx.type_towards((ctx.facing + self.offset) % 4)
-        return [tid >= 0 and world.types.passable.item(tid)] * len(args)
+        passable = world.types.passable
+        open_ = [tid >= 0 and passable.item(tid) for tid in ctx.around()]  # N, E, S, W
+        facing = ctx.facing
+        return [open_[(facing + a.offset) % 4] for a in actions]  # type: ignore[attr-defined]
 
     def apply(self, world: World, agent: int, arg: Any) -> float:
         world.move_agent(agent, self._target(world, agent))  # type: ignore[arg-type]
@@ -226,6 +236,14 @@ def _neighbours(h: int, w: int) -> tuple[tuple[int, int, int, int], ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=8)
+def _neighbour_array(h: int, w: int) -> np.ndarray:
+    """`_neighbours` as an array of shape (4, h*w), one row per direction."""
+    out = np.array(_neighbours(h, w), np.intp).T.copy()
+    out.flags.writeable = False  # shared through the cache
+    return out
+
+
 def _path_to_adjacent(
     passable: np.ndarray, start: tuple[int, int], targets: np.ndarray
 ) -> tuple[list[tuple[int, int]], int] | None:
@@ -285,20 +303,21 @@ def _regions(world: World) -> tuple[np.ndarray, np.ndarray]:
     cache = getattr(world, "_region_cache", None)
     if cache is not None and cache[0] == st.static_version and cache[1] is st.grid:
         return cache[2], cache[3]
+    pos = st.pos.tolist()
     walk = world.types.passable[st.grid]
-    walk[st.pos[:, 0], st.pos[:, 1]] = True
+    for r, c in pos:
+        walk[r, c] = True
     labels, n = label_regions(walk)
     # A type touches a region when a cell of it has a 4-neighbour in the region: blocks
     # around it, and walkable types inside it (approach to a floor type such as a door runs
     # too). Agents' cells count as what they stand on.
-    ground = st.grid.copy()
-    ground[st.pos[:, 0], st.pos[:, 1]] = st.under
-    t = len(world.types)
+    ground = st.grid.ravel().copy()
     h, w = labels.shape
-    pad = np.full((h + 2, w + 2), -1, labels.dtype)
-    pad[1:-1, 1:-1] = labels
-    # the region north, south, west and east of each cell (-1: none, or past the edge)
-    around = np.stack((pad[:-2, 1:-1], pad[2:, 1:-1], pad[1:-1, :-2], pad[1:-1, 2:]))
+    for (r, c), under in zip(pos, st.under.tolist(), strict=True):
+        ground[r * w + c] = under
+    t = len(world.types)
+    flat = np.append(labels.ravel(), -1)  # -1 at the end: "past the edge" reads it
+    around = flat[_neighbour_array(h, w)]  # (4, h*w): the region N, E, S, W of each cell
     hit = around >= 0
     adjacent = np.zeros((max(n, 1), t), bool)
     adjacent.reshape(-1)[(around * t + ground)[hit]] = True  # (region, type) pairs, flat
