@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,9 @@ class Snapshot:
     rng_state: dict[str, Any]
 
 
+_Group = tuple[Callable[..., Sequence[bool]], slice, list[Any], bool]
+
+
 @dataclass(frozen=True)
 class _MaskPlan:
     """How `World.action_mask` evaluates one agent's actions."""
@@ -52,17 +55,21 @@ class _MaskPlan:
     always: list[bool]  # True where the action's class never refuses (no `check` of its own)
     # (mask or mask_instances, the slice of the mask it fills, its args or instances, whether
     # it takes a MaskContext): one call per run of groundings or of instances of one class
-    groups: tuple[tuple[Callable[..., Sequence[bool]], slice, list[Any], bool], ...]
+    groups: tuple[_Group, ...]
+    context_groups: tuple[_Group, ...]  # those whose answer depends on the context alone
     checks: tuple[tuple[int, Any, Any], ...]  # (index, check, arg): classes with only a check
     needs_ctx: bool
+    # the last context, and `always` with the context groups' answers for it filled in
+    memo: list[Any] = field(default_factory=lambda: [object(), None])
 
 
-def _mask_kind(action: Action) -> str:
+def _mask_kind(action: Action) -> tuple[str, bool]:
     """How `action_mask` learns whether the action would be refused: "instances" by the
     class's `mask_instances`, together with neighbouring instances of the same class; "mask"
     by its `mask`; "always" when the class never refuses (no `check` of its own); "check" by
     `check`. A class's mask answers for its check only if it is defined where `check` is, or
-    below: a subclass that changes `check` alone falls back to its `check`."""
+    below: a subclass that changes `check` alone falls back to its `check`. Second: the mask
+    depends on the MaskContext alone (`MASK_FROM_CONTEXT`, declared for that mask)."""
     mro = type(action).__mro__
 
     def owner(name: str) -> type:
@@ -73,9 +80,12 @@ def _mask_kind(action: Action) -> str:
         group_owner = owner("mask_instances")
         if not action.GROUNDED and group_owner is not Action and issubclass(
                 group_owner, mask_owner):
-            return "instances"
-        return "mask"
-    return "always" if check_owner is Action else "check"
+            kind, mask_owner = "instances", group_owner
+        else:
+            kind = "mask"
+        return kind, action.MASK_FROM_CONTEXT and issubclass(
+            owner("MASK_FROM_CONTEXT"), mask_owner)
+    return ("always" if check_owner is Action else "check"), False
 
 
 class World:
@@ -237,11 +247,20 @@ class World:
         agents standing in the way; it may still be refused when one blocks the only path)."""
         agent = self.main if agent is None else agent
         plan = self._mask_groups(agent)
-        out = plan.always.copy()
         ctx = MaskContext.of(self, agent) if plan.needs_ctx else None
+        memo = plan.memo
+        if memo[0] == ctx:  # most steps leave the agent's surroundings as they were
+            out = memo[1].copy()
+        else:
+            out = plan.always.copy()
+            for mask, where, args, _ in plan.context_groups:
+                ok = mask(self, agent, args, ctx)
+                out[where] = ok.tolist() if type(ok) is np.ndarray else ok
+            memo[0], memo[1] = ctx, out.copy()
         for mask, where, args, takes_ctx in plan.groups:
-            # a list or an array: either way the slice gets one value per argument
-            out[where] = mask(self, agent, args, ctx) if takes_ctx else mask(self, agent, args)
+            ok = mask(self, agent, args, ctx) if takes_ctx else mask(self, agent, args)
+            # one value per argument; a list slice takes an array's much faster as a list
+            out[where] = ok.tolist() if type(ok) is np.ndarray else ok
         for i, check, arg in plan.checks:
             out[i] = check(self, agent, arg) is None
         if len(out) != len(plan.always):
@@ -257,9 +276,9 @@ class World:
             acts = self._agent_actions[agent]
             always = [False] * len(acts)
             checks: list[tuple[int, Any, Any]] = []
-            runs: list[tuple[Any, Callable[..., Sequence[bool]], int, list[Any]]] = []
+            runs: list[tuple[Any, Callable[..., Sequence[bool]], int, list[Any], bool]] = []
             for i, g in enumerate(acts):
-                kind = _mask_kind(g.action)
+                kind, from_context = _mask_kind(g.action)
                 if kind == "always":
                     always[i] = True
                     continue
@@ -274,17 +293,20 @@ class World:
                 if last is not None and last[0] is key and last[2] + len(last[3]) == i:
                     last[3].append(item)
                 else:
-                    runs.append((key, mask, i, [item]))
-            groups = tuple(
-                (mask, slice(start, start + len(items)), items,
-                 "ctx" in inspect.signature(mask).parameters)
-                for _, mask, start, items in runs)
-            cache[agent] = _MaskPlan(always, groups, tuple(checks), any(g[3] for g in groups))
+                    runs.append((key, mask, i, [item], from_context))
+            groups: list[_Group] = []
+            context_groups: list[_Group] = []
+            for _, mask, start, items, from_context in runs:
+                takes_ctx = "ctx" in inspect.signature(mask).parameters
+                group = (mask, slice(start, start + len(items)), items, takes_ctx)
+                (context_groups if from_context and takes_ctx else groups).append(group)
+            cache[agent] = _MaskPlan(always, tuple(groups), tuple(context_groups),
+                                     tuple(checks), any(g[3] for g in groups + context_groups))
         return cache[agent]
 
     def _bad_mask(self, agent: int, plan: _MaskPlan, ctx: MaskContext | None) -> str:
         """The error for a class mask that gave the wrong number of values."""
-        for mask, _, args, takes_ctx in plan.groups:
+        for mask, _, args, takes_ctx in plan.groups + plan.context_groups:
             ok = mask(self, agent, args, ctx) if takes_ctx else mask(self, agent, args)
             if len(ok) != len(args):
                 return f"{mask.__qualname__} gave {len(ok)} values for {len(args)} arguments"
@@ -295,7 +317,10 @@ class World:
         inv = self.state.inventory
         row = self.main if agent is None else agent
         goal = self._goal  # plain ints: called every env step, on a handful of goal items
-        return all(inv.item(row, i) >= goal.item(i) for i in self._goal_ids.tolist())
+        for i in self._goal_ids.tolist():  # noqa: SIM110 (a loop: no generator per call)
+            if inv.item(row, i) < goal.item(i):
+                return False
+        return True
 
     def front(self, agent: int) -> tuple[int, int] | None:
         # plain ints, not numpy arithmetic: every interaction and mask calls this each step

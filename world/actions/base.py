@@ -10,7 +10,7 @@ asks for it every step, so the built-in classes vectorise it over a shared `Mask
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -31,47 +31,43 @@ _STEPS: tuple[tuple[int, int], ...] = tuple((int(r), int(c)) for r, c in DIRECTI
 class MaskContext:
     """What most masks look at, read off the state once per `World.action_mask` call and
     shared by the masks of all the agent's actions. Plain ints and lists: numpy hands out
-    single values slowly, and the env asks for the mask every step."""
+    single values slowly, and the env asks for the mask every step.
 
-    grid: np.ndarray
+    Two contexts are equal when all but the grid object are: a mask that reads nothing else
+    (`Action.MASK_FROM_CONTEXT`) gives the same answer for both."""
+
+    grid: np.ndarray = field(compare=False)
     row: int
     col: int
     facing: int
+    around: list[int]  # type ids of the 4 neighbouring cells, N, E, S, W; -1 past the edge
     front: tuple[int, int] | None  # the cell in front (`World.front`), None past the edge
     front_type: int  # type id in front, -1 past the edge of the map
+    front_props: dict[str, Any] | None  # a copy of the properties of the cell in front
     selected: int
     inventory: list[int]
 
     @classmethod
     def of(cls, world: World, agent: int) -> MaskContext:
         st = world.state
-        grid = st.grid
-        row, col = st.pos.item(agent, 0), st.pos.item(agent, 1)
-        facing = st.facing.item(agent)
-        dr, dc = _STEPS[facing]
-        r, c = row + dr, col + dc
-        h, w = grid.shape
-        front, front_type = ((r, c), grid.item(r, c)) if 0 <= r < h and 0 <= c < w else (None, -1)
-        return cls(grid, row, col, facing, front, front_type, st.selected.item(agent),
-                   st.inventory[agent].tolist())
-
-    def around(self) -> list[int]:
-        """Type ids of the 4 neighbouring cells, north first and clockwise (-1 past the edge
-        of the map): `type_towards` of each direction."""
-        g, r, c = self.grid, self.row, self.col
+        g = st.grid
+        r, c = st.pos.item(agent, 0), st.pos.item(agent, 1)
         h, w = g.shape
-        return [g.item(r - 1, c) if 0 <= r - 1 < h and 0 <= c < w else -1,
-                g.item(r, c + 1) if 0 <= r < h and 0 <= c + 1 < w else -1,
-                g.item(r + 1, c) if 0 <= r + 1 < h and 0 <= c < w else -1,
-                g.item(r, c - 1) if 0 <= r < h and 0 <= c - 1 < w else -1]
-
-    def type_towards(self, direction: int) -> int:
-        """Type id of the neighbouring cell in an absolute direction (0 = north, clockwise),
-        -1 past the edge of the map."""
-        dr, dc = _STEPS[direction]
-        r, c = self.row + dr, self.col + dc
-        h, w = self.grid.shape
-        return self.grid.item(r, c) if 0 <= r < h and 0 <= c < w else -1
+        around = [g.item(r - 1, c) if 0 <= r - 1 < h and 0 <= c < w else -1,
+                  g.item(r, c + 1) if 0 <= r < h and 0 <= c + 1 < w else -1,
+                  g.item(r + 1, c) if 0 <= r + 1 < h and 0 <= c < w else -1,
+                  g.item(r, c - 1) if 0 <= r < h and 0 <= c - 1 < w else -1]
+        facing = st.facing.item(agent)
+        front_type = around[facing]
+        front = props = None
+        if front_type >= 0:
+            dr, dc = _STEPS[facing]
+            front = (r + dr, c + dc)
+            props = st.props.get(front)
+            if props is not None:
+                props = dict(props)
+        return cls(g, r, c, facing, around, front, front_type, props,
+                   st.selected.item(agent), st.inventory[agent].tolist())
 
 
 @dataclass(frozen=True)
@@ -90,6 +86,10 @@ class Action:
 
     PARAMS: ClassVar[dict[str, Any]] = {}
     GROUNDED: ClassVar[bool] = False  # one env action per argument (craft_<recipe>, ...)
+    # `mask` (or `mask_instances`) reads nothing but its MaskContext, its args and the spec,
+    # so `World.action_mask` reuses its last answer while the agent's context is unchanged.
+    # It counts where declared by the class that defines that mask, or below it.
+    MASK_FROM_CONTEXT: ClassVar[bool] = False
     registered_name: ClassVar[str]
 
     def __init__(self, spec: ActionSpec, world_spec: WorldSpec, types: TypeCatalog) -> None:

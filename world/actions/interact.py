@@ -64,6 +64,8 @@ def replace_facing(old: str, new: str) -> list[Effect]:
 class Break(Action):
     """Break the block in front; its drops go straight to the inventory (auto-pickup)."""
 
+    MASK_FROM_CONTEXT = True
+
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         spec, types = self.world_spec, self.types
@@ -140,6 +142,7 @@ class _Interaction(Action):
     """Shared logic of collect and use: both apply an InteractionRule of the faced type."""
 
     RULE: str = ""
+    MASK_FROM_CONTEXT = True
 
     def rule_of(self, world: World, tid: int) -> InteractionRule | None:
         return getattr(world.spec.entity_types[world.types.names[tid]], self.RULE)
@@ -186,11 +189,12 @@ class _Interaction(Action):
             if ctx.selected != hid or inv[hid] < 1:
                 return False
         if rule.when:
-            props = world.state.props.get(ctx.front, {})  # type: ignore[arg-type]
+            props = ctx.front_props or {}
             for prop, value in rule.when.items():
                 if props.get(prop) != value:
                     return False
-        return all(inv[types.id(item)] >= k for item, k in rule.consumes.items())
+        return not rule.consumes or all(
+            inv[types.id(item)] >= k for item, k in rule.consumes.items())
 
     def apply(self, world: World, agent: int, arg: Any) -> float:
         st = world.state

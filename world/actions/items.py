@@ -32,6 +32,7 @@ class Select(Action):
     """Hold an item from the inventory (tools must be held to be used)."""
 
     GROUNDED = True
+    MASK_FROM_CONTEXT = True
 
     def groundings(self) -> list[tuple[str, Any]]:
         return [(t, self.types.id(t)) for t in self.item_types()]
@@ -76,6 +77,8 @@ class Select(Action):
 class Deselect(Action):
     """Empty the hands."""
 
+    MASK_FROM_CONTEXT = True
+
     def check(self, world: World, agent: int, arg: Any) -> str | None:
         return "nothing is selected" if world.state.selected[agent] == 0 else None
 
@@ -104,6 +107,8 @@ class Deselect(Action):
 @ACTIONS.register("place")
 class Place(Action):
     """Put one of the selected item in the empty cell in front."""
+
+    MASK_FROM_CONTEXT = True
 
     def placeable(self) -> list[str]:
         spec = self.world_spec

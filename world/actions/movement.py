@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -36,6 +37,7 @@ class Move(Action):
     """One cell relative to the facing direction (facing is kept); refused into solid cells."""
 
     PARAMS: ClassVar[dict[str, Any]] = {"direction": tuple(RELATIVE)}
+    MASK_FROM_CONTEXT = True
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
@@ -72,10 +74,12 @@ class Move(Action):
         """Every move at once (one call per step for move_forward, move_left, ...): the four
         cells around the agent are looked at once."""
         ctx = ctx or MaskContext.of(world, agent)
-        passable = world.types.passable
-        open_ = [tid >= 0 and passable.item(tid) for tid in ctx.around()]  # N, E, S, W
-        facing = ctx.facing
-        return [open_[(facing + a.offset) % 4] for a in actions]  # type: ignore[attr-defined]
+        passable, around, facing = world.types.passable, ctx.around, ctx.facing
+        out = []
+        for a in actions:  # a loop, not a comprehension: cheaper for four items
+            tid = around[(facing + a.offset) % 4]  # type: ignore[attr-defined]
+            out.append(tid >= 0 and passable.item(tid))
+        return out
 
     def apply(self, world: World, agent: int, arg: Any) -> float:
         world.move_agent(agent, self._target(world, agent))  # type: ignore[arg-type]
@@ -150,9 +154,17 @@ class Approach(Action):
 
     def _plan(self, world: World, agent: int, tid: int) -> tuple[list, int] | None:
         st = world.state
-        h, w = st.grid.shape
-        start = st.pos.item(agent, 0) * w + st.pos.item(agent, 1)
-        targets = set(np.flatnonzero(st.grid.ravel() == tid).tolist())
+        grid = st.grid
+        h, w = grid.shape
+        pos = st.pos.tolist()
+        start = pos[agent][0] * w + pos[agent][1]
+        # the cells of `tid`: on the map under the agents but not under one, and the agents
+        # of that type (one cached lookup instead of a scan of the grid)
+        ground = _ground(world)
+        targets = ground.cells_of(tid) - {r * w + c for r, c in pos}
+        for r, c in pos:
+            if grid.item(r, c) == tid:
+                targets.add(r * w + c)
         targets.discard(start)
         if not targets:
             return None
@@ -160,7 +172,12 @@ class Approach(Action):
         for d, nb in enumerate(nbrs[start]):  # already there: no need for the passable map
             if nb in targets:
                 return [], d
-        return _search(_blocked(world.passable_mask()), nbrs, w, start, targets)
+        # `not passable` of every cell: the map under the agents, and the agents
+        blocked = ground.blocked.copy()
+        passable = world.types.passable
+        for r, c in pos:
+            blocked[r * w + c] = not passable.item(grid.item(r, c))
+        return _search(blocked, nbrs, w, start, targets)
 
     def mask(
         self, world: World, agent: int, args: Sequence[Any], ctx: MaskContext | None = None
@@ -259,6 +276,36 @@ def _blocked(passable: np.ndarray) -> list[bool]:
     out = np.logical_not(passable).ravel().tolist()
     out.append(True)
     return out
+
+
+@dataclass
+class _Ground:
+    """The map with each agent's cell as the floor it stands on. Moving agents leave it as it
+    is, so it is cached on the world by the static map version (`_ground`), like `_regions`;
+    where it is used, the agents are put back in."""
+
+    types: list[int]  # type id of each cell, flat
+    blocked: list[bool]  # `_blocked` of it
+    cells: dict[int, set[int]]  # the cells of each type asked for so far
+
+    def cells_of(self, tid: int) -> set[int]:
+        found = self.cells.get(tid)
+        if found is None:
+            found = self.cells[tid] = {i for i, t in enumerate(self.types) if t == tid}
+        return found
+
+
+def _ground(world: World) -> _Ground:
+    st = world.state
+    cache = getattr(world, "_ground_cache", None)
+    if cache is not None and cache[0] == st.static_version and cache[1] is st.grid:
+        return cache[2]
+    ground = st.grid.copy()
+    for (r, c), under in zip(st.pos.tolist(), st.under.tolist(), strict=True):
+        ground[r, c] = under
+    found = _Ground(ground.ravel().tolist(), _blocked(world.types.passable[ground]), {})
+    world._ground_cache = (st.static_version, st.grid, found)  # type: ignore[attr-defined]
+    return found
 
 
 def _search(

@@ -147,18 +147,30 @@ class ObservationBuilder:
         agent, world, max_range = self.agent, self.world, self.config.lidar_range
         inv_end = n_lidar + t
         # One buffer, filled in place and copied out: no temporaries per part, and the
-        # caller's observation never aliases what the next step overwrites.
+        # caller's observation never aliases what the next step overwrites. A part is only
+        # rebuilt when what it is made of changed (about half the steps leave the grid, the
+        # position and the facing as they were; most leave the inventory).
         buf = np.zeros(inv_end + t, np.float32)
         beams, inventory, selected = buf[:n_lidar], buf[n_lidar:inv_end], buf[inv_end:]
+        made_from: list[Any] = [None, None]  # keys of what the beams and the rest show
 
         def build() -> np.ndarray:
             # .item() rather than numpy scalars and views: this runs every step
             st = world.state
-            pos = (st.pos.item(agent, 0), st.pos.item(agent, 1))
-            lidar_into(beams, st.grid, pos, st.facing.item(agent), max_range)
-            np.minimum(st.inventory[agent], cap, out=inventory, casting="unsafe")
-            selected.fill(0.0)
-            selected[st.selected.item(agent)] = 1.0
+            grid = st.grid
+            r, c, facing = st.pos.item(agent, 0), st.pos.item(agent, 1), st.facing.item(agent)
+            key = (grid.tobytes(), grid.shape, r, c, facing)
+            if key != made_from[0]:
+                lidar_into(beams, grid, (r, c), facing, max_range)
+                made_from[0] = key
+            inv = st.inventory[agent]
+            held = st.selected.item(agent)
+            key = (inv.tobytes(), held)
+            if key != made_from[1]:
+                np.minimum(inv, cap, out=inventory, casting="unsafe")
+                selected.fill(0.0)
+                selected[held] = 1.0
+                made_from[1] = key
             return buf.copy()
 
         return space, build
