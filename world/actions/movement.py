@@ -284,14 +284,14 @@ class _Ground:
     is, so it is cached on the world by the static map version (`_ground`), like `_regions`;
     where it is used, the agents are put back in."""
 
-    types: list[int]  # type id of each cell, flat
+    types: np.ndarray  # type id of each cell, flat
     blocked: list[bool]  # `_blocked` of it
     cells: dict[int, set[int]]  # the cells of each type asked for so far
 
     def cells_of(self, tid: int) -> set[int]:
         found = self.cells.get(tid)
         if found is None:
-            found = self.cells[tid] = {i for i, t in enumerate(self.types) if t == tid}
+            found = self.cells[tid] = set(np.flatnonzero(self.types == tid).tolist())
         return found
 
 
@@ -303,7 +303,7 @@ def _ground(world: World) -> _Ground:
     ground = st.grid.copy()
     for (r, c), under in zip(st.pos.tolist(), st.under.tolist(), strict=True):
         ground[r, c] = under
-    found = _Ground(ground.ravel().tolist(), _blocked(world.types.passable[ground]), {})
+    found = _Ground(ground.ravel(), _blocked(world.types.passable[ground]), {})
     world._ground_cache = (st.static_version, st.grid, found)  # type: ignore[attr-defined]
     return found
 
