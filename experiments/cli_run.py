@@ -65,12 +65,12 @@ def make_agent(args: argparse.Namespace, env: Any, verbose: bool) -> Any:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from nesyworld.hybrid import run_episode, summarize
-    from nesyworld.world.envs.gym_env import NesyGridEnv
-    from nesyworld.world.novelty import apply_novelties
+    from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
     from nesyworld.world.trajectory import Trajectory, state_digest
 
-    spec = apply_novelties(args.spec, args.novelty) if args.novelty else args.spec
-    env = NesyGridEnv(spec, render_mode="ansi" if args.render else None)
+    env = NesyGridEnv(args.spec, render_mode="ansi" if args.render else None)
+    if args.novelty:  # on their schedule: before an episode, or at a step mid-episode
+        env = NoveltyInjector(env, args.novelty)
     verbose = not args.json and args.episodes == 1
     agent = make_agent(args, env, verbose)
     results = []

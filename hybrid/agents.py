@@ -157,6 +157,9 @@ class PlanningAgent:
         if self._driver is None:
             self.reset(observation, info)
         self._last = dict(info)
+        if self.world.types is not getattr(self, "_types_seen", None):  # the world changed
+            self._types_seen = self.world.types
+            self._detect_novelty()
         action = next(self._driver, GIVE_UP)  # type: ignore[arg-type]
         names = self.env.unwrapped.action_names
         return names.index(action) if action in names else names.index(GIVE_UP)

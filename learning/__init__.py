@@ -1,0 +1,44 @@
+"""Generic reinforcement learning for any Gymnasium env with a Discrete action space.
+
+PPO (+ optional ICM curiosity) on tianshou 2, with action masking from `info["action_mask"]`,
+the NovelGym paper's convergence test, checkpoints for fine-tuning, and a tianshou-free
+`Policy.act(obs, mask)` handle for running a trained policy inside another program.
+
+This package knows nothing of nesyworld's world, symbolic or hybrid layers (a test enforces
+it): the hybrid layer hands it a small recovery env and uses what it returns.
+
+Typical use::
+
+    result = train(make_env, TrainConfig(step_budget=100_000), PPOConfig(), ICMConfig())
+    if result.converged:
+        save_checkpoint("op.pt", result, operator="learned_break_1")
+    policy = load_checkpoint("op.pt").policy()
+    action = policy.act(obs, info["action_mask"])
+"""
+
+from nesyworld.learning.agent import Agent, build_agent
+from nesyworld.learning.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+from nesyworld.learning.config import ICMConfig, PPOConfig, TrainConfig
+from nesyworld.learning.convergence import ConvergenceTest
+from nesyworld.learning.masking import ActionMaskObservation, apply_action_mask, mask_from_info
+from nesyworld.learning.policy import Policy
+from nesyworld.learning.trainer import EpochRecord, TrainResult, train
+
+__all__ = [
+    "ActionMaskObservation",
+    "Agent",
+    "Checkpoint",
+    "ConvergenceTest",
+    "EpochRecord",
+    "ICMConfig",
+    "PPOConfig",
+    "Policy",
+    "TrainConfig",
+    "TrainResult",
+    "apply_action_mask",
+    "build_agent",
+    "load_checkpoint",
+    "mask_from_info",
+    "save_checkpoint",
+    "train",
+]

@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from nesyworld.world.registry import CONTROLLERS
 
 if TYPE_CHECKING:
@@ -35,8 +33,9 @@ class Controller:
         """The action index to take this turn, or None to skip the turn."""
         return None
 
-    def _indices(self, prefix: str) -> np.ndarray:
-        return np.array([i for i, n in enumerate(self.names) if n.startswith(prefix)], int)
+    def _indices(self, prefix: str) -> tuple[int, ...]:
+        # a tuple of ints: indexing it with a drawn number is cheaper than an array's
+        return tuple(i for i, n in enumerate(self.names) if n.startswith(prefix))
 
 
 @CONTROLLERS.register("stationary")
@@ -60,7 +59,7 @@ class RandomWalk(Controller):
         rng = self.world.rng
         if rng.random() >= self.move_prob:
             return None
-        return int(self.moves[rng.integers(len(self.moves))])
+        return self.moves[rng.integers(len(self.moves))]
 
 
 @CONTROLLERS.register("rival")
@@ -72,15 +71,14 @@ class Rival(RandomWalk):
         super().__init__(*args)
         self.break_prob = float(self.params.get("break_prob", 0.0))
         breaks = self._indices("break")
-        self.break_action = int(breaks[0]) if len(breaks) else None
-        rotations = self._indices("rotate")
-        self.rotations = rotations
+        self.break_action = breaks[0] if breaks else None
+        self.rotations = self._indices("rotate")
 
     def choose(self) -> int | None:
         rng = self.world.rng
         if self.break_action is not None and self.break_prob > 0 and rng.random() < (
                 self.break_prob):
             return self.break_action
-        if len(self.rotations) and rng.random() < 0.25:
-            return int(self.rotations[rng.integers(len(self.rotations))])
+        if self.rotations and rng.random() < 0.25:
+            return self.rotations[rng.integers(len(self.rotations))]
         return super().choose()

@@ -6,6 +6,10 @@ exactly like our env (uniformly random actions, resets included). Both the `gymn
 env (with its passive checker and order-enforcing wrappers) and `.unwrapped` are timed.
 
     python -m nesyworld.experiments.benchmarks.env_throughput --steps 100000 --seed 0
+
+`--breakdown` adds where a step of our env goes (the world's act, NPCs, clock, goal test,
+action mask, observation, reset), timed around each part, so the parts add up to a bit
+more than an untimed step.
 """
 
 from __future__ import annotations
@@ -78,16 +82,50 @@ def measure(steps: int, seed: int, repeats: int) -> dict[str, Any]:
     return results
 
 
+def breakdown(steps: int, seed: int) -> dict[str, float]:
+    """Microseconds per env step spent in each part of `NesyGridEnv.step` (and in resets),
+    measured by timing those calls during a `run` of the unwrapped env."""
+    env: Any = gymnasium.make(ENV_ID).unwrapped
+    world, spent = env.world, {}
+    parts = {"act (main agent)": (world, "act"), "NPCs": (world, "step_npcs"),
+             "end of round": (world, "end_round"), "goal test": (world, "goal_reached"),
+             "action mask": (world, "action_mask"), "observation": (env._obs, "build"),
+             "world reset": (world, "reset")}
+
+    def timed(name: str, fn: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[name] += time.perf_counter() - t
+        return call
+
+    run(env, min(steps, 2000), seed)
+    for name, (owner, attr) in parts.items():
+        setattr(owner, attr, timed(name, getattr(owner, attr)))
+    spent.update(dict.fromkeys(parts, 0.0))
+    total = run(env, steps, seed)["seconds"]
+    out = {name: 1e6 * t / steps for name, t in spent.items()}
+    out["everything else"] = 1e6 * total / steps - sum(out.values())
+    out["total"] = 1e6 * total / steps
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=50_000, help="env steps per measurement")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeats", type=int, default=3, help="take the best of this many")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--breakdown", action="store_true",
+                        help=f"also time the parts of a {ENV_ID} step")
     args = parser.parse_args(argv)
     results = measure(args.steps, args.seed, args.repeats)
+    parts = breakdown(args.steps, args.seed) if args.breakdown else None
     if args.json:
-        print(json.dumps(results, indent=2))
+        print(json.dumps({**results, "breakdown_us_per_step": parts} if parts else results,
+                         indent=2))
         return
     from rich.console import Console
     from rich.table import Table
@@ -106,6 +144,13 @@ def main(argv: list[str] | None = None) -> None:
     console.print(table)
     for kind in ("make", "unwrapped"):
         console.print(f"ratio to {REFERENCE_ID} ({kind}): {results[f'ratio ({kind})']:.3f}")
+    if parts:
+        where = Table(title=f"{ENV_ID} (unwrapped): where a step goes")
+        where.add_column("part")
+        where.add_column("us/step", justify="right")
+        for name, us in parts.items():
+            where.add_row(name, f"{us:.2f}")
+        console.print(where)
 
 
 if __name__ == "__main__":

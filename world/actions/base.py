@@ -10,8 +10,8 @@ asks for it every step, so the built-in classes vectorise it over a shared `Mask
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -27,16 +27,13 @@ if TYPE_CHECKING:
 _STEPS: tuple[tuple[int, int], ...] = tuple((int(r), int(c)) for r, c in DIRECTIONS)
 
 
-@dataclass(slots=True)
-class MaskContext:
+class MaskContext(NamedTuple):
     """What most masks look at, read off the state once per `World.action_mask` call and
     shared by the masks of all the agent's actions. Plain ints and lists: numpy hands out
-    single values slowly, and the env asks for the mask every step.
+    single values slowly, and the env asks for the mask every step. A tuple, so that
+    comparing two is cheap: a mask that reads nothing else (`Action.MASK_FROM_CONTEXT`)
+    answers the same for equal contexts."""
 
-    Two contexts are equal when all but the grid object are: a mask that reads nothing else
-    (`Action.MASK_FROM_CONTEXT`) gives the same answer for both."""
-
-    grid: np.ndarray = field(compare=False)
     row: int
     col: int
     facing: int
@@ -53,10 +50,10 @@ class MaskContext:
         g = st.grid
         r, c = st.pos.item(agent, 0), st.pos.item(agent, 1)
         h, w = g.shape
-        around = [g.item(r - 1, c) if 0 <= r - 1 < h and 0 <= c < w else -1,
-                  g.item(r, c + 1) if 0 <= r < h and 0 <= c + 1 < w else -1,
-                  g.item(r + 1, c) if 0 <= r + 1 < h and 0 <= c < w else -1,
-                  g.item(r, c - 1) if 0 <= r < h and 0 <= c - 1 < w else -1]
+        around = [g.item(r - 1, c) if r > 0 else -1,  # the agent itself is on the map
+                  g.item(r, c + 1) if c + 1 < w else -1,
+                  g.item(r + 1, c) if r + 1 < h else -1,
+                  g.item(r, c - 1) if c > 0 else -1]
         facing = st.facing.item(agent)
         front_type = around[facing]
         front = props = None
@@ -66,8 +63,8 @@ class MaskContext:
             props = st.props.get(front)
             if props is not None:
                 props = dict(props)
-        return cls(g, r, c, facing, around, front, front_type, props,
-                   st.selected.item(agent), st.inventory[agent].tolist())
+        return tuple.__new__(cls, (r, c, facing, around, front, front_type, props,
+                                   st.selected.item(agent), st.inventory[agent].tolist()))
 
 
 @dataclass(frozen=True)
@@ -132,9 +129,9 @@ class Action:
         """Legality of each grounding (a list or a bool array, one per arg): exactly whether
         `check` would pass. Override with a vectorised version when it matters; `ctx` is the
         agent's `MaskContext` when the caller has one (`MaskContext.of` makes it otherwise).
-        `World.action_mask` uses an override only where the class that defines it also
-        defines (or inherits from) the class's `check`, so a subclass that changes `check`
-        alone stays correct."""
+        `World.action_mask` uses an override only where it is defined in the class that
+        defines `check` or in a subclass of it, so a subclass that changes `check` alone is
+        still masked by its own `check`."""
         return np.array([self.check(world, agent, a) is None for a in args], bool)
 
     @classmethod

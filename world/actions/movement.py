@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from nesyworld.world.actions.base import Action, MaskContext
-from nesyworld.world.pathfinding import label_regions
 from nesyworld.world.registry import ACTIONS
 from nesyworld.world.semantics import (
     FACING,
@@ -172,12 +171,12 @@ class Approach(Action):
         for d, nb in enumerate(nbrs[start]):  # already there: no need for the passable map
             if nb in targets:
                 return [], d
-        # `not passable` of every cell: the map under the agents, and the agents
-        blocked = ground.blocked.copy()
+        # what can be walked on: the map under the agents, and the agents
+        cells = ground.cells.copy()
         passable = world.types.passable
         for r, c in pos:
-            blocked[r * w + c] = not passable.item(grid.item(r, c))
-        return _search(blocked, nbrs, w, start, targets)
+            cells[r * w + c] = FREE if passable.item(grid.item(r, c)) else BLOCKED
+        return _search(cells, nbrs, w, start, targets)
 
     def mask(
         self, world: World, agent: int, args: Sequence[Any], ctx: MaskContext | None = None
@@ -185,31 +184,40 @@ class Approach(Action):
         """Types touching the agent's connected region (blocks around it, floor types in it)
         and other agents in or next to it; agents count as floor here, so the mask is cheap
         to keep per static map version: the regions are cached on the world by version, and
-        here the answer for the region (before other agents) as a list per region."""
-        labels, adjacent = _regions(world)
+        here the answer for each region (before other agents) and the last answer for each
+        agent."""
+        st = world.state
+        # the last answer for the agent stands while the map and every agent's cell do
+        version, grid, cells = st.static_version, st.grid, st.pos.tobytes()
+        last = self.__dict__.setdefault("_last_mask", {})
+        before = last.get(agent)
+        if (before is not None and before[0] is args and before[1] == version
+                and before[2] is grid and before[3] == cells):
+            return before[4].copy()
+        regions = _regions(world)
         cache = self.__dict__.get("_mask_cache")
-        if cache is None or cache[0] is not labels or cache[1] is not args:
+        if cache is None or cache[0] is not args or cache[1] is not regions:
             slots: dict[int, list[int]] = {}  # type id -> where it is in args
             for j, t in enumerate(args):
                 slots.setdefault(int(t), []).append(j)
-            ids = np.asarray(args, dtype=np.intp)
-            cache = self._mask_cache = (labels, args, ids, labels.ravel().tolist(), {}, slots)
-        _, _, ids, flat, by_region, slots = cache
-        st = world.state
-        h, w = labels.shape
+            cache = self._mask_cache = (args, regions, np.asarray(args, dtype=np.intp), slots,
+                                        {})
+        _, _, ids, slots, by_region = cache
+        h, w = grid.shape
         pos = st.pos.tolist()
-        r, c = pos[agent]
-        region = flat[r * w + c]
+        region = regions.of(pos[agent][0] * w + pos[agent][1])
         near = by_region.get(region)
         if near is None:
-            near = by_region[region] = adjacent[region][ids].tolist()
+            near = by_region[region] = region.touching[ids].tolist()
         out = near.copy()
+        around = _around_bits(h, w)
         for i, (r, c) in enumerate(pos):  # agents inside or next to the region
             if i != agent:
-                tid = st.grid.item(r, c)
-                if tid in slots and _touches(flat, h, w, r, c, region):
+                tid = grid.item(r, c)
+                if tid in slots and region.cells & around[r * w + c]:
                     for j in slots[tid]:
                         out[j] = True
+        last[agent] = (args, version, grid, cells, out.copy())
         return out
 
     def operators(self) -> list[OperatorSchema]:
@@ -231,17 +239,6 @@ class Approach(Action):
         return ops
 
 
-def _touches(flat: list[int], h: int, w: int, r: int, c: int, region: int) -> bool:
-    """Cell (r, c) is in the region or 4-adjacent to it (`flat`: row-major labels)."""
-    if flat[r * w + c] == region:
-        return True
-    for dr, dc in ((-1, 0), (0, 1), (1, 0), (0, -1)):
-        nr, nc = r + dr, c + dc
-        if 0 <= nr < h and 0 <= nc < w and flat[nr * w + nc] == region:
-            return True
-    return False
-
-
 @functools.lru_cache(maxsize=8)
 def _neighbours(h: int, w: int) -> tuple[tuple[int, int, int, int], ...]:
     """Flat indices of each cell's 4-neighbours in N, E, S, W order, -1 past the edge."""
@@ -254,11 +251,24 @@ def _neighbours(h: int, w: int) -> tuple[tuple[int, int, int, int], ...]:
 
 
 @functools.lru_cache(maxsize=8)
-def _neighbour_array(h: int, w: int) -> np.ndarray:
-    """`_neighbours` as an array of shape (4, h*w), one row per direction."""
-    out = np.array(_neighbours(h, w), np.intp).T.copy()
-    out.flags.writeable = False  # shared through the cache
-    return out
+def _around_bits(h: int, w: int) -> tuple[int, ...]:
+    """For each flat cell, the bit set of it and its 4-neighbours (bit i is cell i)."""
+    out = []
+    for cell, nbrs in enumerate(_neighbours(h, w)):
+        bits = 1 << cell
+        for nb in nbrs:
+            if nb >= 0:
+                bits |= 1 << nb
+        out.append(bits)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=8)
+def _edge_bits(h: int, w: int) -> tuple[int, int, int]:
+    """Bit sets of all cells, of the cells not in the first column and not in the last."""
+    every = (1 << (h * w)) - 1
+    first = sum(1 << (r * w) for r in range(h))
+    return every, every & ~first, every & ~(first << (w - 1))
 
 
 def _path_to_adjacent(
@@ -266,15 +276,19 @@ def _path_to_adjacent(
 ) -> tuple[list[tuple[int, int]], int] | None:
     """`pathfinding.path_to_adjacent`, by `_search`."""
     h, w = passable.shape
-    return _search(_blocked(passable), _neighbours(h, w), w, start[0] * w + start[1],
+    return _search(_cell_states(passable), _neighbours(h, w), w, start[0] * w + start[1],
                    set(np.flatnonzero(targets).tolist()))
 
 
-def _blocked(passable: np.ndarray) -> list[bool]:
-    """Cells `_search` may not enter, flat, plus one True at the end: a neighbour index of
-    -1 (past the edge) reads it, so the search needs no separate edge test."""
-    out = np.logical_not(passable).ravel().tolist()
-    out.append(True)
+# `_search`'s cell states; a cell it has reached holds the cell it was reached from (>= 0)
+FREE, BLOCKED, NEXT_TO_TARGET = -1, -2, -3
+
+
+def _cell_states(passable: np.ndarray) -> list[int]:
+    """FREE or BLOCKED for each cell, flat, plus one BLOCKED at the end: a neighbour index
+    of -1 (past the edge) reads it, so the search needs no separate edge test."""
+    out = np.where(passable, FREE, BLOCKED).ravel().tolist()
+    out.append(BLOCKED)
     return out
 
 
@@ -285,13 +299,13 @@ class _Ground:
     where it is used, the agents are put back in."""
 
     types: np.ndarray  # type id of each cell, flat
-    blocked: list[bool]  # `_blocked` of it
-    cells: dict[int, set[int]]  # the cells of each type asked for so far
+    cells: list[int]  # `_cell_states` of it
+    of_type: dict[int, set[int]]  # the cells of each type asked for so far
 
     def cells_of(self, tid: int) -> set[int]:
-        found = self.cells.get(tid)
+        found = self.of_type.get(tid)
         if found is None:
-            found = self.cells[tid] = set(np.flatnonzero(self.types == tid).tolist())
+            found = self.of_type[tid] = set(np.flatnonzero(self.types == tid).tolist())
         return found
 
 
@@ -303,70 +317,112 @@ def _ground(world: World) -> _Ground:
     ground = st.grid.copy()
     for (r, c), under in zip(st.pos.tolist(), st.under.tolist(), strict=True):
         ground[r, c] = under
-    found = _Ground(ground.ravel(), _blocked(world.types.passable[ground]), {})
+    found = _Ground(ground.ravel(), _cell_states(world.types.passable[ground]), {})
     world._ground_cache = (st.static_version, st.grid, found)  # type: ignore[attr-defined]
     return found
 
 
 def _search(
-    blocked: list[bool], nbrs: tuple[tuple[int, int, int, int], ...], w: int, s: int,
+    cells: list[int], nbrs: tuple[tuple[int, int, int, int], ...], w: int, s: int,
     targets: set[int],
 ) -> tuple[list[tuple[int, int]], int] | None:
     """`pathfinding.path_to_adjacent` on flat cell indices: the same breadth-first order and
     N, E, S, W tie-breaks, so the same path and facing. Approach runs it every time it is
     taken, and there the per-cell bounds checks, divmods and array scans were most of an env
-    step; here a cell costs a list lookup. `blocked` (from `_blocked`) is used up: reached
-    cells are marked in it."""
+    step; here a cell costs a list lookup. `cells` (from `_cell_states`) is used up: the
+    search writes where it came from into the cells it reaches."""
     for d, nb in enumerate(nbrs[s]):
         if nb in targets:
             return [], d
-    near = {nb for t in targets for nb in nbrs[t] if nb >= 0}  # cells next to a target
-    prev = {s: -1}
-    blocked[s] = True
+    for t in targets:  # the walkable cells next to a target end the search
+        for nb in nbrs[t]:
+            if nb >= 0 and cells[nb] == FREE:
+                cells[nb] = NEXT_TO_TARGET
+    cells[s] = s
     queue = [s]
     for cur in queue:  # a list iterator sees what is appended: a FIFO queue
         for nxt in nbrs[cur]:
-            if blocked[nxt]:  # solid, past the edge (-1) or already reached
-                continue
-            blocked[nxt] = True
-            prev[nxt] = cur
-            if nxt in near:
+            state = cells[nxt]
+            if state == FREE:
+                cells[nxt] = cur
+                queue.append(nxt)
+            elif state == NEXT_TO_TARGET:
+                cells[nxt] = cur
                 d = next(d for d, nb in enumerate(nbrs[nxt]) if nb in targets)
                 path = []
                 node = nxt
                 while node != s:
                     path.append(divmod(node, w))
-                    node = prev[node]
+                    node = cells[node]
                 path.reverse()
                 return path, d
-            queue.append(nxt)
     return None
 
 
-def _regions(world: World) -> tuple[np.ndarray, np.ndarray]:
-    """Connected regions of walkable cells (agents' cells count as walkable) and, per region,
-    which types touch it. Cached on the world by the static map version."""
+@dataclass(eq=False)
+class _Region:
+    """A connected region of walkable cells, agents counting as the floor they stand on."""
+
+    cells: int  # bit set: bit i is flat cell i
+    # per type: some cell of it (under an agent, the floor there) has a 4-neighbour in the
+    # region; blocks around it and walkable types in it both count
+    touching: np.ndarray
+
+
+@dataclass(eq=False)
+class _Regions:
+    """The walkable regions of one static map, each found when first asked for, by a flood
+    fill on bit sets (a whole breadth-first layer per step). Agents moving leave them as
+    they are, so `_regions` caches them on the world by the static map version."""
+
+    walk: int  # bit set of walkable cells, agents' cells included
+    ground: np.ndarray  # type id of each cell, flat, the floor under agents
+    shape: tuple[int, int]
+    n_types: int
+    found: list[_Region]
+
+    def of(self, cell: int) -> _Region:
+        """The region of a walkable cell."""
+        for region in self.found:
+            if region.cells >> cell & 1:
+                return region
+        h, w = self.shape
+        every, not_first, not_last = _edge_bits(h, w)
+        walk = self.walk
+        cells = (1 << cell) & walk
+        while True:
+            grown = (cells | (cells >> w) | (cells << w) | ((cells << 1) & not_first)
+                     | ((cells >> 1) & not_last)) & walk
+            if grown == cells:
+                break
+            cells = grown
+        # cells with a 4-neighbour in the region, and what they are
+        next_to = ((cells >> w) | (cells << w) | ((cells << 1) & not_first)
+                   | ((cells >> 1) & not_last)) & every
+        bits = np.frombuffer(next_to.to_bytes((h * w + 7) // 8, "little"), np.uint8)
+        hit = np.unpackbits(bits, count=h * w, bitorder="little").view(bool)
+        touching = np.zeros(self.n_types, bool)
+        touching[self.ground[hit]] = True
+        region = _Region(cells, touching)
+        if cells:  # (a cell that is not walkable has no region to keep)
+            self.found.append(region)
+        return region
+
+
+def _regions(world: World) -> _Regions:
+    """The walkable regions of the map (agents' cells count as walkable), cached on the
+    world by the static map version."""
     st = world.state
     cache = getattr(world, "_region_cache", None)
     if cache is not None and cache[0] == st.static_version and cache[1] is st.grid:
-        return cache[2], cache[3]
-    pos = st.pos.tolist()
+        return cache[2]
+    h, w = st.grid.shape
     walk = world.types.passable[st.grid]
-    for r, c in pos:
-        walk[r, c] = True
-    labels, n = label_regions(walk)
-    # A type touches a region when a cell of it has a 4-neighbour in the region: blocks
-    # around it, and walkable types inside it (approach to a floor type such as a door runs
-    # too). Agents' cells count as what they stand on.
     ground = st.grid.ravel().copy()
-    h, w = labels.shape
-    for (r, c), under in zip(pos, st.under.tolist(), strict=True):
+    for (r, c), under in zip(st.pos.tolist(), st.under.tolist(), strict=True):
+        walk[r, c] = True
         ground[r * w + c] = under
-    t = len(world.types)
-    flat = np.append(labels.ravel(), -1)  # -1 at the end: "past the edge" reads it
-    around = flat[_neighbour_array(h, w)]  # (4, h*w): the region N, E, S, W of each cell
-    hit = around >= 0
-    adjacent = np.zeros((max(n, 1), t), bool)
-    adjacent.reshape(-1)[(around * t + ground)[hit]] = True  # (region, type) pairs, flat
-    world._region_cache = (st.static_version, st.grid, labels, adjacent)  # type: ignore[attr-defined]
-    return labels, adjacent
+    bits = np.packbits(walk.ravel(), bitorder="little").tobytes()
+    found = _Regions(int.from_bytes(bits, "little"), ground, (h, w), len(world.types), [])
+    world._region_cache = (st.static_version, st.grid, found)  # type: ignore[attr-defined]
+    return found

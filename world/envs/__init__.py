@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from nesyworld.world.envs.novelty_injection import NoveltyInjector
 from nesyworld.world.envs.observations import ObservationBuilder, ObservationConfig
 from nesyworld.world.envs.registration import ENV_SPECS, make_aec, register_envs
 
@@ -20,6 +21,7 @@ __all__ = [
     "ENV_SPECS",
     "NesyGridAEC",
     "NesyGridEnv",
+    "NoveltyInjector",
     "ObservationBuilder",
     "ObservationConfig",
     "make_aec",

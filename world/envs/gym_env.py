@@ -74,11 +74,15 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
                 f"render_mode must be one of {self.metadata['render_modes']} "
                 f"or None, got {render_mode!r}"
             )
-        self.world = world if world is not None else World(spec, seed)
         self.render_mode = render_mode
         self.render_tile = render_tile
         self.config = ObservationConfig.coerce(observation)
-        w = self.world
+        self.use_world(world if world is not None else World(spec, seed))
+
+    def use_world(self, world: World) -> None:
+        """Act in `world` from now on, rebuilding the spaces from its registries (how a
+        novelty that adds types or actions reaches the env: see NoveltyInjector)."""
+        self.world = w = world
         self._main = w.main
         self.action_names: tuple[str, ...] = w.action_names(w.main)
         self._n_actions = len(self.action_names)
@@ -132,6 +136,10 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
             "success": success,
         }
         return self._obs.build(), reward, terminated, truncated, info
+
+    def observe(self) -> ObsType:
+        """The observation of the current state (after the world changed under the env)."""
+        return self._obs.build()
 
     def render(self) -> str | np.ndarray | None:  # type: ignore[override]
         if self.render_mode is None:

@@ -26,7 +26,7 @@ from nesyworld.world.observations import (
     render_ascii,
     render_rgb,
 )
-from nesyworld.world.observations.lidar import lidar_into
+from nesyworld.world.observations.lidar import LidarReader
 
 if TYPE_CHECKING:
     from nesyworld.world.world import World
@@ -148,29 +148,26 @@ class ObservationBuilder:
         inv_end = n_lidar + t
         # One buffer, filled in place and copied out: no temporaries per part, and the
         # caller's observation never aliases what the next step overwrites. A part is only
-        # rebuilt when what it is made of changed (about half the steps leave the grid, the
-        # position and the facing as they were; most leave the inventory).
+        # redone when what it is made of changed (most steps leave the inventory as it was,
+        # and the beams as they were: see LidarReader).
         buf = np.zeros(inv_end + t, np.float32)
-        beams, inventory, selected = buf[:n_lidar], buf[n_lidar:inv_end], buf[inv_end:]
-        made_from: list[Any] = [None, None]  # keys of what the beams and the rest show
+        inventory, selected = buf[n_lidar:inv_end], buf[inv_end:]
+        beams = LidarReader(buf[:n_lidar], max_range)
+        made_from: list[Any] = [None]  # what the inventory and selected parts show
 
         def build() -> np.ndarray:
             # .item() rather than numpy scalars and views: this runs every step
             st = world.state
-            grid = st.grid
-            r, c, facing = st.pos.item(agent, 0), st.pos.item(agent, 1), st.facing.item(agent)
-            key = (grid.tobytes(), grid.shape, r, c, facing)
-            if key != made_from[0]:
-                lidar_into(beams, grid, (r, c), facing, max_range)
-                made_from[0] = key
+            beams.read(st.grid, (st.pos.item(agent, 0), st.pos.item(agent, 1)),
+                       st.facing.item(agent))
             inv = st.inventory[agent]
             held = st.selected.item(agent)
             key = (inv.tobytes(), held)
-            if key != made_from[1]:
+            if key != made_from[0]:
                 np.minimum(inv, cap, out=inventory, casting="unsafe")
                 selected.fill(0.0)
                 selected[held] = 1.0
-                made_from[1] = key
+                made_from[0] = key
             return buf.copy()
 
         return space, build

@@ -1,0 +1,93 @@
+"""Checkpoints: round trip (same actions) and fine-tuning from the loaded weights."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from nesyworld.learning import (
+    ICMConfig,
+    PPOConfig,
+    TrainResult,
+    build_agent,
+    load_checkpoint,
+    save_checkpoint,
+    train,
+)
+
+
+def _all_states(grid: SimpleNamespace) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(obs, mask) for every free cell of the gridworld."""
+    env = grid.GridWorld()
+    env.reset()
+    out = []
+    for r in range(5):
+        for c in range(5):
+            if not (r == 2 and c < 4):
+                env.pos = (r, c)
+                out.append((env._obs(), env.action_mask()))
+    return out
+
+
+def test_round_trip_same_actions(
+    trained: TrainResult, grid: SimpleNamespace, tmp_path: Path
+) -> None:
+    path = save_checkpoint(tmp_path / "sub" / "policy.pt", trained, operator="learned_test_1")
+    ckpt = load_checkpoint(path)
+    assert ckpt.metadata == {"operator": "learned_test_1"}
+    assert ckpt.env_steps == trained.env_steps
+    assert ckpt.ppo == PPOConfig() and ckpt.icm is None and ckpt.train == trained.config
+    loaded = ckpt.policy()
+    for obs, mask in _all_states(grid):
+        assert loaded.act(obs, mask) == trained.policy.act(obs, mask)
+        np.testing.assert_allclose(
+            loaded.action_probabilities(obs, mask), trained.policy.action_probabilities(obs, mask)
+        )
+    success, steps = grid.greedy_rollout(loaded.act)
+    assert success and steps <= grid.SHORTEST_PATH + 2
+
+
+def test_loading_restores_weights_and_sets_new_lr(
+    trained: TrainResult, grid: SimpleNamespace
+) -> None:
+    ckpt = trained.checkpoint()
+    agent = build_agent(ckpt.observation_space, ckpt.action_space, PPOConfig(lr=1e-5))
+    agent.load(ckpt)
+    for name, tensor in agent.ppo.policy.actor.state_dict().items():
+        assert torch.equal(tensor, ckpt.actor_state[name])
+    for name, tensor in agent.ppo.critic.state_dict().items():
+        assert torch.equal(tensor, ckpt.critic_state[name])
+    optim_state = agent.ppo.optim.state_dict()
+    assert optim_state["param_groups"][0]["lr"] == 1e-5  # the new run's lr, not the saved one
+    assert len(optim_state["state"]) == len(ckpt.ppo_optim_state["state"])  # Adam moments kept
+
+
+def test_architecture_mismatch_is_an_error(trained: TrainResult) -> None:
+    ckpt = trained.checkpoint()
+    agent = build_agent(ckpt.observation_space, ckpt.action_space, PPOConfig(hidden_sizes=(32,)))
+    with pytest.raises(ValueError, match="hidden sizes"):
+        agent.load(ckpt)
+
+
+def test_fine_tuning_continues_from_the_checkpoint(
+    trained: TrainResult, grid: SimpleNamespace, tmp_path: Path
+) -> None:
+    ckpt = load_checkpoint(save_checkpoint(tmp_path / "p.pt", trained))
+    config = grid.fast_config(seed=5, step_budget=500, stop_on_convergence=False)
+    # ICM added at fine-tuning time: PPO parts load, the ICM starts fresh.
+    tuned = train(grid.GridWorld, config, PPOConfig(lr=1e-4), ICMConfig(), init=ckpt)
+    # Starts from the trained weights: optimal from the first evaluation on.
+    assert tuned.epochs[0].success_rate == 1.0
+    assert tuned.epochs[0].mean_length <= grid.SHORTEST_PATH + 2
+    # A fresh agent with the same seed and budget has not learned the task.
+    fresh = train(grid.GridWorld, config, PPOConfig(lr=1e-4), ICMConfig())
+    assert fresh.epochs[0].success_rate < 1.0 or fresh.epochs[0].mean_length > 14
+    # Step accounting accumulates over continued runs.
+    assert tuned.prior_env_steps == trained.env_steps
+    again = tuned.checkpoint()
+    assert again.env_steps == trained.env_steps + tuned.env_steps
+    assert again.icm is not None and again.icm_state is not None
