@@ -29,7 +29,8 @@ def add_commands(sub: Any) -> None:
     p = sub.add_parser("plan", help="plan a spec's task with a registered planner")
     p.add_argument("spec")
     p.add_argument("--planner", default="fast-downward",
-                   help="fast-downward (default), fast-downward-sat, enhsp, enhsp-sat")
+                   help="fast-downward (default), fast-downward-sat, enhsp, enhsp-sat, "
+                        "pyperplan (STRIPS only, for teaching)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--timeout", type=float, default=30.0)
     p.add_argument("--novelty", action="append", default=[], metavar="NOVELTY",

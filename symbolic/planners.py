@@ -84,6 +84,17 @@ register_planner(
         "ENHSP on the numeric form, greedy configuration: faster, not optimal",
     )
 )
+register_planner(
+    PlannerInfo(
+        "pyperplan",
+        "pyperplan",
+        "classical",
+        False,
+        "pyperplan (pure Python, readable search code) for teaching: plain STRIPS with typing "
+        "only, so use it on hand-written domains via Planner.solve; the derived tasks need "
+        "conditional effects it does not support, and it answers Unknown there",
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -243,6 +254,17 @@ class Planner:
         self.calls += 1
         self.seconds += result.seconds
         self.cache.put(key, result)
+        return result
+
+    def solve(self, problem: Problem) -> PlanResult:
+        """Plan any unified-planning problem (one read from PDDL, say), without the cache."""
+        try:
+            result = self._solve(self.info, problem, self.timeout)
+        except Exception as exc:
+            result = PlanResult("unknown", planner=self.info.name,
+                                message=f"{type(exc).__name__}: {exc}")
+        self.calls += 1
+        self.seconds += result.seconds
         return result
 
     def plannable(
