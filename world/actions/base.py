@@ -60,7 +60,7 @@ class MaskContext(NamedTuple):
         if front_type >= 0:
             dr, dc = _STEPS[facing]
             front = (r + dr, c + dc)
-            props = st.props.get(front)
+            props = st.props.get(front) if st.props else None
             if props is not None:
                 props = dict(props)
         return tuple.__new__(cls, (r, c, facing, around, front, front_type, props,

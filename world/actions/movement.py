@@ -157,13 +157,7 @@ class Approach(Action):
         h, w = grid.shape
         pos = st.pos.tolist()
         start = pos[agent][0] * w + pos[agent][1]
-        # the cells of `tid`: on the map under the agents but not under one, and the agents
-        # of that type (one cached lookup instead of a scan of the grid)
-        ground = _ground(world)
-        targets = ground.cells_of(tid) - {r * w + c for r, c in pos}
-        for r, c in pos:
-            if grid.item(r, c) == tid:
-                targets.add(r * w + c)
+        targets = set(np.flatnonzero(grid.ravel() == tid).tolist())
         targets.discard(start)
         if not targets:
             return None
@@ -171,8 +165,8 @@ class Approach(Action):
         for d, nb in enumerate(nbrs[start]):  # already there: no need for the passable map
             if nb in targets:
                 return [], d
-        # what can be walked on: the map under the agents, and the agents
-        cells = ground.cells.copy()
+        # what can be walked on: the map under the agents (cached), and the agents
+        cells = _ground_cells(world).copy()
         passable = world.types.passable
         for r, c in pos:
             cells[r * w + c] = FREE if passable.item(grid.item(r, c)) else BLOCKED
@@ -182,33 +176,33 @@ class Approach(Action):
         self, world: World, agent: int, args: Sequence[Any], ctx: MaskContext | None = None
     ) -> list[bool]:
         """Types touching the agent's connected region (blocks around it, floor types in it)
-        and other agents in or next to it; agents count as floor here, so the mask is cheap
-        to keep per static map version: the regions are cached on the world by version, and
-        here the answer for each region (before other agents) and the last answer for each
-        agent."""
+        and other agents in or next to it; agents count as floor here, so the regions are
+        kept per static map version (`_regions`). The last answer for each agent is kept too:
+        it stands while no agent moved, and its region while the agent stays in it."""
         st = world.state
-        # the last answer for the agent stands while the map and every agent's cell do
         version, grid, cells = st.static_version, st.grid, st.pos.tobytes()
-        last = self.__dict__.setdefault("_last_mask", {})
-        before = last.get(agent)
-        if (before is not None and before[0] is args and before[1] == version
-                and before[2] is grid and before[3] == cells):
-            return before[4].copy()
-        regions = _regions(world)
-        cache = self.__dict__.get("_mask_cache")
-        if cache is None or cache[0] is not args or cache[1] is not regions:
+        memo = self.__dict__.get("_mask_memo")
+        if memo is None:
+            memo = self._mask_memo = {}  # type: ignore[var-annotated]
+        # (args, version, grid, agents' cells, region, its answer, where types are in args,
+        # the answer with the agents)
+        last = memo.get(agent)
+        if last is not None and (last[0] is not args or last[1] != version
+                                 or last[2] is not grid):
+            last = None  # another map: its regions are found again
+        elif last is not None and last[3] == cells:
+            return last[7].copy()
+        h, w = grid.shape
+        pos = st.pos.tolist()
+        here = pos[agent][0] * w + pos[agent][1]
+        if last is not None and last[4].cells >> here & 1:
+            region, near, slots = last[4], last[5], last[6]
+        else:
+            region = _regions(world).of(here)
+            near = region.touching[np.asarray(args, dtype=np.intp)].tolist()
             slots: dict[int, list[int]] = {}  # type id -> where it is in args
             for j, t in enumerate(args):
                 slots.setdefault(int(t), []).append(j)
-            cache = self._mask_cache = (args, regions, np.asarray(args, dtype=np.intp), slots,
-                                        {})
-        _, _, ids, slots, by_region = cache
-        h, w = grid.shape
-        pos = st.pos.tolist()
-        region = regions.of(pos[agent][0] * w + pos[agent][1])
-        near = by_region.get(region)
-        if near is None:
-            near = by_region[region] = region.touching[ids].tolist()
         out = near.copy()
         around = _around_bits(h, w)
         for i, (r, c) in enumerate(pos):  # agents inside or next to the region
@@ -217,7 +211,7 @@ class Approach(Action):
                 if tid in slots and region.cells & around[r * w + c]:
                     for j in slots[tid]:
                         out[j] = True
-        last[agent] = (args, version, grid, cells, out.copy())
+        memo[agent] = (args, version, grid, cells, region, near, slots, out.copy())
         return out
 
     def operators(self) -> list[OperatorSchema]:
@@ -292,24 +286,10 @@ def _cell_states(passable: np.ndarray) -> list[int]:
     return out
 
 
-@dataclass
-class _Ground:
-    """The map with each agent's cell as the floor it stands on. Moving agents leave it as it
-    is, so it is cached on the world by the static map version (`_ground`), like `_regions`;
-    where it is used, the agents are put back in."""
-
-    types: np.ndarray  # type id of each cell, flat
-    cells: list[int]  # `_cell_states` of it
-    of_type: dict[int, set[int]]  # the cells of each type asked for so far
-
-    def cells_of(self, tid: int) -> set[int]:
-        found = self.of_type.get(tid)
-        if found is None:
-            found = self.of_type[tid] = set(np.flatnonzero(self.types == tid).tolist())
-        return found
-
-
-def _ground(world: World) -> _Ground:
+def _ground_cells(world: World) -> list[int]:
+    """`_cell_states` of the map with each agent's cell as the floor it stands on. Moving
+    agents leave that as it is, so it is cached on the world by the static map version, like
+    `_regions`; `_plan` puts the agents back in."""
     st = world.state
     cache = getattr(world, "_ground_cache", None)
     if cache is not None and cache[0] == st.static_version and cache[1] is st.grid:
@@ -317,9 +297,9 @@ def _ground(world: World) -> _Ground:
     ground = st.grid.copy()
     for (r, c), under in zip(st.pos.tolist(), st.under.tolist(), strict=True):
         ground[r, c] = under
-    found = _Ground(ground.ravel(), _cell_states(world.types.passable[ground]), {})
-    world._ground_cache = (st.static_version, st.grid, found)  # type: ignore[attr-defined]
-    return found
+    cells = _cell_states(world.types.passable[ground])
+    world._ground_cache = (st.static_version, st.grid, cells)  # type: ignore[attr-defined]
+    return cells
 
 
 def _search(

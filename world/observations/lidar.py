@@ -119,15 +119,19 @@ class LidarReader:
     def __init__(self, out: NDArray[np.float32], max_range: int | None = None) -> None:
         self.out = out
         self.max_range = max_range
+        self._shape: tuple[int, ...] = ()
+        self._table: tuple[Any, ...] = ()  # `_beam_table` of that grid shape
         self._read: tuple[Any, ...] | None = None  # what `out` was made from
 
     def read(self, grid: NDArray[np.integer], pos: tuple[int, int], facing: int) -> None:
-        height, width = grid.shape
-        cells, dists, ego_beam, offsets = _beam_table(height, width, self.max_range)
-        p = int(pos[0]) * width + int(pos[1])
+        if grid.shape != self._shape:
+            self._shape, self._read = grid.shape, None
+            self._table = _beam_table(*grid.shape, self.max_range)
+        cells, dists, ego_beam, offsets = self._table
+        p = int(pos[0]) * grid.shape[1] + int(pos[1])
         lo, hi = offsets[p], offsets[p + 1]
         types = grid.ravel()[cells[lo:hi]]
-        key = (height, width, p, facing & 3, types.dtype, types.tobytes())
+        key = (p, facing & 3, types.dtype, types.tobytes())
         if key != self._read:
             self._read = None  # `out` is not what it was made from until this is done
             _reduce(self.out, types, ego_beam[facing & 3, lo:hi], dists[lo:hi])
