@@ -69,8 +69,8 @@ def _base(d: Derivation, name: str) -> _Vocabulary:
         objects[obj.name] = Object(obj.name, types[obj.type])
         problem.add_object(objects[obj.name])
     root = next(types[n.name] for n in d.types if n.parent is None)
-    for name in d.initial.names:
-        if name not in objects:  # perceived, but unknown to the operators (a novelty)
+    for name in (*d.initial.names, *sorted(named)):
+        if name not in objects:  # perceived or learned, but not in the registry's types
             objects[name] = Object(name, root)
             problem.add_object(objects[name])
     facts = {}
