@@ -92,24 +92,29 @@ class SymbolicState:
         ]
         return out
 
-    def diff(self, before: SymbolicState) -> list[str]:
-        """What changed since `before`, in the fact vocabulary."""
+    def diff(self, before: SymbolicState, include_air: bool = False) -> list[str]:
+        """What changed since `before`, in the fact vocabulary (air counts only on request:
+        they change with almost everything)."""
+
+        def name(i: int) -> str:  # -1: a declared effect deleted the only facing/holding fact
+            return self.names[i] if 0 <= i < len(self.names) else "(nothing)"
+
         out = []
         if self.facing != before.facing:
-            out.append(f"{FACING}: {self.names[before.facing]} -> {self.names[self.facing]}")
+            out.append(f"{FACING}: {name(before.facing)} -> {name(self.facing)}")
         if self.holding != before.holding:
-            out.append(f"{HOLDING}: {self.names[before.holding]} -> {self.names[self.holding]}")
+            out.append(f"{HOLDING}: {name(before.holding)} -> {name(self.holding)}")
         for fluent, new, old in (
             (WORLD, self.world, before.world),
             (INVENTORY, self.inventory, before.inventory),
         ):
             for i, (a, b) in enumerate(zip(new, old, strict=True)):
-                if a != b and self.names[i] != AIR:
+                if a != b and (include_air or self.names[i] != AIR):
                     out.append(f"{fluent}({self.names[i]}): {b} -> {a}")
         for p, t in sorted(self.props - before.props):
-            out.append(f"{p}({self.names[t]}) became true")
+            out.append(f"{p}({name(t)}) became true")
         for p, t in sorted(before.props - self.props):
-            out.append(f"{p}({self.names[t]}) became false")
+            out.append(f"{p}({name(t)}) became false")
         return out
 
     # -- applying declared effects ------------------------------------------------------------

@@ -491,26 +491,5 @@ def _set_property(world: World, fact: Fact, rng: np.random.Generator) -> None:
 
 
 # ------------------------------------------------------------------------------- reporting
-def _name(state: SymbolicState, index: int) -> str:
-    return state.names[index] if 0 <= index < len(state.names) else "(nothing)"
-
-
 def _changes(after: SymbolicState, before: SymbolicState) -> tuple[str, ...]:
-    """`SymbolicState.diff`, safe for the -1 an effect leaves when it deletes the only fact."""
-    out = []
-    if after.facing != before.facing:
-        out.append(f"{FACING}: {_name(before, before.facing)} -> {_name(after, after.facing)}")
-    if after.holding != before.holding:
-        out.append(f"{HOLDING}: {_name(before, before.holding)} -> {_name(after, after.holding)}")
-    for fluent, new, old in (
-        (WORLD, after.world, before.world),
-        (INVENTORY, after.inventory, before.inventory),
-    ):
-        for i, (x, y) in enumerate(zip(new, old, strict=True)):
-            if x != y:
-                out.append(f"{fluent}({before.names[i]}): {y} -> {x}")
-    for p, t in sorted(after.props - before.props):
-        out.append(f"{p}({_name(before, t)}) became true")
-    for p, t in sorted(before.props - after.props):
-        out.append(f"{p}({_name(before, t)}) became false")
-    return tuple(out)
+    return tuple(after.diff(before, include_air=True))
