@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from nesyworld.world.actions.base import Action
+from nesyworld.world.actions.base import Action, MaskContext
 from nesyworld.world.actions.interact import count_changes, net, property_conditions
 from nesyworld.world.registry import ACTIONS
 from nesyworld.world.semantics import (
@@ -113,13 +113,26 @@ class _Exchange(Action):
         world.state.inventory[agent] += self.delta[arg]
         return self.cost
 
-    def mask(self, world: World, agent: int, args: Sequence[Any]) -> np.ndarray:
+    @property
+    def MASK_FROM_CONTEXT(self) -> bool:  # type: ignore[override]
+        """With the partner in front (distance 1) the mask reads only the agent's context
+        (inventory, the front cell and its properties), so `World.action_mask` may reuse it;
+        a partner further ahead depends on cells the context does not hold."""
+        return self.distance == 1
+
+    def mask(self, world: World, agent: int, args: Sequence[Any],
+             ctx: MaskContext | None = None) -> list[bool]:
         """`check` without messages, in plain Python: numpy's per-call overhead dominates
         on arrays this small."""
-        st = world.state
-        inv = st.inventory[agent].tolist()
-        cell = self._partner_cell(world, agent)
-        front = -1 if cell is None else int(st.grid[cell])
+        if self.distance == 1:
+            ctx = ctx or MaskContext.of(world, agent)
+            inv, front, props = ctx.inventory, ctx.front_type, ctx.front_props
+        else:
+            st = world.state
+            inv = st.inventory[agent].tolist()
+            cell = self._partner_cell(world, agent)
+            front = -1 if cell is None else int(st.grid[cell])
+            props = st.props.get(cell) if cell is not None else None
         usable: bool | None = None
         out = []
         for a in args:
@@ -129,17 +142,16 @@ class _Exchange(Action):
                     out.append(False)
                     continue
                 if usable is None:
-                    usable = self._disabled(world, cell) is None  # type: ignore[arg-type]
+                    usable = self._usable(front, props)
                 if not usable:
                     out.append(False)
                     continue
-            ok = True
-            for t, k in self._inputs[a]:
-                if inv[t] < k:
-                    ok = False
-                    break
-            out.append(ok)
-        return np.array(out, bool)
+            out.append(all(inv[t] >= k for t, k in self._inputs[a]))
+        return out
+
+    def _usable(self, type_id: int, props: dict[str, Any] | None) -> bool:
+        disabled = self.world_spec.entity_types[self.types.names[type_id]].disabled_when
+        return not any((props or {}).get(prop) == value for prop, value in disabled.items())
 
     def operators(self) -> list[OperatorSchema]:
         ops = []

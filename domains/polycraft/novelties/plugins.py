@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from nesyworld.world.actions.base import MaskContext
 from nesyworld.world.actions.crafting import Trade
 from nesyworld.world.actions.interact import Break
 from nesyworld.world.actions.items import Place
@@ -54,10 +55,11 @@ class BusyTrade(Trade):
             return "the trader is busy"
         return reason
 
-    def mask(self, world: World, agent: int, args: Sequence[Any]) -> np.ndarray:
-        legal = super().mask(world, agent, args)
-        if legal.any() and self._busy(world, agent):
-            legal[:] = False
+    def mask(self, world: World, agent: int, args: Sequence[Any],
+             ctx: MaskContext | None = None) -> list[bool]:
+        legal = list(super().mask(world, agent, args, ctx))
+        if any(legal) and self._busy(world, agent):
+            return [False] * len(legal)
         return legal
 
     def operators(self) -> list[OperatorSchema]:
