@@ -1,4 +1,9 @@
-"""Breadth-first search on the grid, for the approach action and NPC controllers."""
+"""Breadth-first search on the grid, in its plain readable form.
+
+The approach action runs a faster flat-list version (`actions/movement.py`); the tests check
+it against `path_to_adjacent` and `reachable` here, which stay as the reference. `dilate4` and
+`label_regions` are used directly by the layout and the approach mask.
+"""
 
 from __future__ import annotations
 
