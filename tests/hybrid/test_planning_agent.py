@@ -129,3 +129,15 @@ def test_check_effects_directly() -> None:
     assert check_effects(op, z0, abstract(world)) == ([], [])
     assert check_effects(op, z0, z0) == (["not holding(air)", "holding(iron_pickaxe)"],
                                          ["holding(air)", "not holding(iron_pickaxe)"])
+
+
+def test_mid_episode_novelty_is_seen_when_it_arrives_and_breaks_crafting() -> None:
+    from nesyworld.world.envs import NoveltyInjector
+
+    env = NoveltyInjector(NesyGridEnv("pogostick"), ["lightning"])
+    agent = PlanningAgent(env, KB)
+    result = run_episode(env, agent, seed=0)
+    assert not result.success
+    assert {e.step for e in agent.novelties} == {8}
+    assert agent.failures[0].operator.name == "craft_pogo_stick"
+    assert "on_fire" in str(agent.failures[0])
