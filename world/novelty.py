@@ -30,10 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nesyworld.world.errors import SpecError
 from nesyworld.world.registry import Registry
 from nesyworld.world.spec import WorldSpec
-from nesyworld.world.spec_loader import build_spec, load_document
+from nesyworld.world.spec_loader import build_spec, load_document, resolve_source
 from nesyworld.world.yaml_source import SourceMap, load_yaml_file, load_yaml_text, merge_documents
 
 CATEGORIES = ("detrimental", "beneficial", "nuisance")
@@ -174,21 +173,9 @@ def load_novelty(source: str | Path) -> Novelty:
 
 
 def resolve_novelty_path(source: str | Path) -> Path | None:
-    text = str(source)
-    if "\n" in text:
-        return None
-    path = Path(text)
-    if path.is_file():
-        return path
     from nesyworld.domains import find_novelty
 
-    found = find_novelty(text)
-    if found is not None:
-        return found
-    if text.endswith((".yaml", ".yml")) or ("/" not in text and ":" not in text):
-        raise SpecError(f"no novelty file or shipped novelty named '{text}'",
-                        expected="a YAML file or a name listed by `nesyworld novelties`")
-    return None
+    return resolve_source(source, find_novelty, "novelty", "`nesyworld novelties`")
 
 
 def apply_novelties(spec: str | Path | Mapping[str, Any] | WorldSpec,

@@ -195,22 +195,27 @@ def resolve_extends(data: Any, smap: SourceMap, depth: int = 0) -> tuple[Any, So
 
 def resolve_spec_path(source: str | Path) -> Path | None:
     """A file path, or a shipped spec's short name (``pogostick`` -> domains/polycraft/...)."""
+    from nesyworld.domains import find_spec
+
+    return resolve_source(source, find_spec, "spec", "`nesyworld specs`")
+
+
+def resolve_source(source: str | Path, find: Any, kind: str, listing: str) -> Path | None:
+    """Where a spec or novelty argument points: an existing file, a shipped name (`find`), or
+    None for YAML text. A missing .yaml path or an unknown bare name is an error that says
+    what was expected, rather than text that fails to parse."""
     text = str(source)
     if "\n" in text:
         return None
-    if ":" in text and not Path(text).exists() and not text.endswith((".yaml", ".yml")):
-        return None
     path = Path(text)
-    if path.exists():
+    if path.is_file():
         return path
-    from nesyworld.domains import find_spec
-
-    found = find_spec(text)
+    found = find(text)
     if found is not None:
         return found
-    if text.endswith((".yaml", ".yml")):
-        raise SpecError(f"no such spec file: {text}", expected="an existing YAML file or a "
-                        "shipped spec name (see `nesyworld specs`)")
+    if text.endswith((".yaml", ".yml")) or not any(ch in text for ch in ":{}[]"):
+        raise SpecError(f"no such {kind} file or shipped {kind}: '{text}'",
+                        expected=f"an existing YAML file or a name listed by {listing}")
     return None
 
 
