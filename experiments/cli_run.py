@@ -108,22 +108,18 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _recorded(env: Any, agent: Any, seed: int, path: str, trajectory_cls: Any,
               digest: Any) -> Any:
     """One episode, recorded as a replayable trajectory of the main agent's actions."""
-    from nesyworld.hybrid.runner import EpisodeResult
+    from nesyworld.hybrid import run_episode
 
     world = env.unwrapped.world
-    obs, info = env.reset(seed=seed)
-    agent.reset(obs, info)
-    traj = trajectory_cls(world.spec.source, seed, digests=[digest(world.state)])
-    total, steps, done = 0.0, 0, False
-    while not done:
-        action = agent.act(obs, info)
-        obs, reward, terminated, truncated, info = env.step(action)
-        agent.observe(obs, float(reward), terminated, truncated, info)
-        traj.actions.append(info["action"])
-        traj.outcomes.append({"ok": info["ok"], "cost": info["cost"], "reason": info["reason"]})
-        traj.digests.append(digest(world.state))
-        total += float(reward)
-        steps += 1
-        done = terminated or truncated
+    traj = trajectory_cls(world.spec.source, seed)
+
+    def record(info: dict[str, Any]) -> None:
+        if traj.digests:  # after a step; the first call comes right after the reset
+            traj.actions.append(info["action"])
+            traj.outcomes.append({"ok": info["ok"], "cost": info["cost"],
+                                  "reason": info["reason"]})
+        traj.digests.append(digest(env.unwrapped.world.state))
+
+    result = run_episode(env, agent, seed, on_step=record)
     traj.save(path)
-    return EpisodeResult(seed, bool(info.get("success")), steps, total, 0.0)
+    return result

@@ -102,7 +102,7 @@ class Event:
 GIVE_UP = "give_up"
 
 
-def _actions_known_to(kb: KnowledgeBase, world: World) -> tuple[str, ...]:
+def pre_novelty_actions(kb: KnowledgeBase, world: World) -> tuple[str, ...]:
     """The env actions of the world the knowledge base was derived from (its spec file), or
     of the current world when that spec has no file."""
     source = kb.base.source
@@ -138,7 +138,7 @@ class PlanningAgent:
         self.events: list[Event] = []
         self.failures: list[OperatorFailure] = []
         self.known_types = {o.name for o in self.kb.base.objects}
-        self.known_actions = set(_actions_known_to(self.kb, world))
+        self.known_actions = set(pre_novelty_actions(self.kb, world))
         self.novelties: list[Event] = []
         self._driver: Iterator[str] | None = None
         self._last: dict[str, Any] = {}

@@ -9,7 +9,7 @@ become an `OperatorFailure`, which says in one line what went wrong.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -17,7 +17,7 @@ from nesyworld.hybrid.operators import GroundOperator
 from nesyworld.symbolic.abstraction import SymbolicState
 from nesyworld.symbolic.planners import PlanStep
 from nesyworld.world import Snapshot
-from nesyworld.world.semantics import NO_EFFECT_NOTE, CountChange, SetFact
+from nesyworld.world.semantics import NO_EFFECT_NOTE, CountChange, Fact, SetFact
 
 FailureKind = Literal["refused", "effect_mismatch", "precondition"]
 
@@ -60,8 +60,6 @@ def check_effects(op: GroundOperator, z0: SymbolicState, z1: SymbolicState,
 
 
 def _holds(z: SymbolicState, predicate: str, args: tuple[str, ...]) -> bool:
-    from nesyworld.world.semantics import Fact
-
     try:
         return z.holds(Fact(predicate, args))
     except ValueError:  # a type this world does not have
@@ -101,7 +99,3 @@ class OperatorFailure:
 def tolerated(op: GroundOperator, z0: SymbolicState, z1: SymbolicState) -> bool:
     """An outcome the operator declares it may have (no effect at all)."""
     return NO_EFFECT_NOTE in op.schema.notes and z0 == z1
-
-
-def missing(facts: Iterable[str]) -> str:
-    return ", ".join(facts) or "nothing"

@@ -25,6 +25,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from nesyworld.hybrid.agents import pre_novelty_actions
 from nesyworld.hybrid.monitor import OperatorFailure, check_effects
 from nesyworld.hybrid.operators import GroundOperator
 from nesyworld.symbolic.abstraction import SymbolicState, abstract
@@ -251,14 +252,6 @@ def recovery_env_factory(spec: WorldSpec | SpecRef, snapshot: Snapshot, failure:
     """A picklable zero-argument factory (for learning.train and vector envs)."""
     ref = SpecRef.of(spec) if isinstance(spec, WorldSpec) else spec
     return partial(RecoveryEnv, ref, snapshot, failure, kb, config, **kwargs)
-
-
-def pre_novelty_actions(kb: KnowledgeBase, world: World) -> tuple[str, ...]:
-    """The agent's action names before the novelty (those of the world the knowledge base
-    was derived from), as the planning agent computes them."""
-    from nesyworld.hybrid.agents import _actions_known_to
-
-    return _actions_known_to(kb, world)
 
 
 def from_failure(world: World, failure: OperatorFailure, kb: KnowledgeBase,

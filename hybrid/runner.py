@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,17 +21,23 @@ class EpisodeResult:
     failures: list[dict[str, Any]] = field(default_factory=list)
 
 
-def run_episode(env: Any, agent: Agent, seed: int | None = None) -> EpisodeResult:
-    """One episode: reset, then act and observe until termination or truncation."""
+def run_episode(env: Any, agent: Agent, seed: int | None = None,
+                on_step: Callable[[dict[str, Any]], None] | None = None) -> EpisodeResult:
+    """One episode: reset, then act and observe until termination or truncation.
+    `on_step` sees the info of the reset and of every step (to record a trajectory, say)."""
     start = time.perf_counter()
     failures_before = len(getattr(agent, "failures", []))
     obs, info = env.reset(seed=seed)
     agent.reset(obs, info)
+    if on_step is not None:
+        on_step(info)
     total, steps, terminated, truncated = 0.0, 0, False, False
     while not (terminated or truncated):
         action = agent.act(obs, info)
         obs, reward, terminated, truncated, info = env.step(action)
         agent.observe(obs, float(reward), terminated, truncated, info)
+        if on_step is not None:
+            on_step(info)
         total += float(reward)
         steps += 1
     failures = [f.to_dict() for f in getattr(agent, "failures", [])[failures_before:]]
