@@ -102,6 +102,13 @@ class Event:
 GIVE_UP = "give_up"
 
 
+class PolicySkill(Protocol):
+    """An operator carried out by a policy (a learned operator): the env actions it takes,
+    one per step, reading the world afresh before each."""
+
+    def actions(self, world: World, horizon: int | None = None) -> Iterator[str]: ...
+
+
 def pre_novelty_actions(kb: KnowledgeBase, world: World) -> tuple[str, ...]:
     """The env actions of the world the knowledge base was derived from (its spec file), or
     of the current world when that spec has no file."""
@@ -140,6 +147,8 @@ class PlanningAgent:
         self.known_types = {o.name for o in self.kb.base.objects}
         self.known_actions = set(pre_novelty_actions(self.kb, world))
         self.novelties: list[Event] = []
+        self.learned: dict[str, PolicySkill] = {}
+        """Operators executed by a policy (`policy:<name>` actions), by operator name."""
         self._driver: Iterator[str] | None = None
         self._last: dict[str, Any] = {}
 
@@ -269,7 +278,10 @@ class PlanningAgent:
             return "drift"
         snapshot = world.snapshot()
         start = int(world.state.step)
-        for action in skill_actions(world, op, self.config.mode, primitives):
+        learned = self.learned.get(op.name)
+        actions = (learned.actions(world) if learned is not None
+                   else skill_actions(world, op, self.config.mode, primitives))
+        for action in actions:
             if isinstance(action, SkillStop):
                 return OperatorFailure(op, "refused", action.reason, [], [], snapshot, suffix,
                                        start, z0, abstract(world))

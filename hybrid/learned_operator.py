@@ -12,7 +12,7 @@ provenance naming the failure, the novelty and the environment steps it cost.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -23,6 +23,7 @@ from nesyworld.hybrid.recovery_env import RecoveryEnv, relevant_counts
 from nesyworld.symbolic.abstraction import SymbolicState, abstract
 from nesyworld.symbolic.knowledge_base import Entry, KnowledgeBase
 from nesyworld.world import World
+from nesyworld.world.actions.movement import ROOT_TYPE as PHYSOBJ
 from nesyworld.world.envs.observations import ObservationBuilder, ObservationConfig
 from nesyworld.world.semantics import (
     AIR,
@@ -36,6 +37,7 @@ from nesyworld.world.semantics import (
     Effect,
     Fact,
     OperatorSchema,
+    Param,
     SetFact,
 )
 
@@ -71,9 +73,14 @@ def rollout(env: RecoveryEnv, policy: PolicyFn) -> Rollout:
 
 
 def _bound_preconditions(op: GroundOperator) -> list[Condition]:
+    """The operator's preconditions with its parameters replaced by their values; those
+    that mentioned a parameter of facing/holding are left out (see learned_preconditions)."""
     b = op.binding
     out: list[Condition] = []
     for c in op.schema.preconditions:
+        if isinstance(c, Fact) and c.predicate in FUNCTIONAL and any(
+                a.startswith("?") for a in c.args):
+            continue
         if isinstance(c, Fact):
             out.append(Fact(c.predicate, tuple(b.get(a, a) for a in c.args), c.negated))
         elif isinstance(c, CountAtLeast):
@@ -81,21 +88,27 @@ def _bound_preconditions(op: GroundOperator) -> list[Condition]:
     return out
 
 
+FUNCTIONAL = {FACING: "?from", HOLDING: "?prev"}
+"""The one-valued facts and the parameter a learned operator binds their old value to: the
+policy is run from wherever the plan stands, so "facing X before" must be a parameter, not
+the constant seen at the failure (that would make the operator usable only there)."""
+
+
 def common_effects(rollouts: Sequence[Rollout], relevant: Collection[tuple[str, str]]
                    ) -> tuple[Effect, ...]:
     """The abstract change shared by every rollout: count deltas equal in all (only counts
     some precondition or the goal compares: others, like world(air), vary with no meaning to
-    the planner), and facing/holding/property changes to the same value in all."""
+    the planner), property changes common to all, and facing/holding when every rollout
+    ends on the same value (deleting the old value through the `FUNCTIONAL` parameter)."""
     if not rollouts:
         return ()
     first = rollouts[0]
     names = first.start.names
     effects: list[Effect] = []
     for fact, read in ((FACING, lambda z: z.facing), (HOLDING, lambda z: z.holding)):
-        old = {read(r.start) for r in rollouts}
         new = {read(r.end) for r in rollouts}
-        if len(old) == 1 and len(new) == 1 and old != new:
-            effects.append(SetFact(fact, (names[old.pop()],), False))
+        if len(new) == 1 and any(read(r.start) != read(r.end) for r in rollouts):
+            effects.append(SetFact(fact, (FUNCTIONAL[fact],), False))
             effects.append(SetFact(fact, (names[new.pop()],), True))
     added = set.intersection(*(set(r.end.props - r.start.props) for r in rollouts))
     removed = set.intersection(*(set(r.start.props - r.end.props) for r in rollouts))
@@ -113,11 +126,27 @@ def common_effects(rollouts: Sequence[Rollout], relevant: Collection[tuple[str, 
     return tuple(effects)
 
 
+def functional_params(effects: Sequence[Effect]) -> tuple[Param, ...]:
+    """The parameters the effects' deletions of facing/holding use."""
+    used = {a for e in effects if isinstance(e, SetFact) for a in e.args if a.startswith("?")}
+    return tuple(Param(v, PHYSOBJ) for v in FUNCTIONAL.values() if v in used)
+
+
+def bind_functional(schema: OperatorSchema, z: SymbolicState) -> GroundOperator:
+    """The operator bound to the facing/holding values of z (where it is started)."""
+    value = {"?from": z.names[z.facing] if z.facing >= 0 else AIR,
+             "?prev": z.names[z.holding] if z.holding >= 0 else AIR}
+    return GroundOperator(schema, tuple(value[p.name] for p in schema.params))
+
+
 def learned_preconditions(failure: OperatorFailure, effects: Sequence[Effect],
                           new_types: Collection[str] = ()) -> tuple[Condition, ...]:
     """What held at the failure that the policy may rely on, kept simple and sound:
     - the failed operator's own (bound) preconditions that held in `failure.before` (the
-      policy was only ever started where they hold);
+      policy was only ever started where they hold), except what it faced or held when
+      that came from the failed operator's parameters (bound, they pin the operator to
+      the failure's one situation);
+    - facing(?from) / holding(?prev) for the values its effects replace;
     - enough of every count the effects consume (else the effect cannot happen);
     - holding at least one of every new type the agent held at the failure: the novelty's
       items are the likeliest means of the fix (the axe), and the policy never learned to
@@ -127,6 +156,9 @@ def learned_preconditions(failure: OperatorFailure, effects: Sequence[Effect],
     assert z is not None
     out: list[Condition] = [c for c in _bound_preconditions(failure.operator)
                             if z.satisfies((c,))]
+    for fact, var in FUNCTIONAL.items():
+        if any(isinstance(e, SetFact) and e.args == (var,) for e in effects):
+            out.insert(0, Fact(fact, (var,)))
     for e in effects:
         if isinstance(e, CountChange) and e.delta < 0:
             cond = CountAtLeast(e.fluent, e.arg, -e.delta)
@@ -154,26 +186,43 @@ class LearnedOperator:
     failure: str
     novelty: str = ""
     horizon: int = 200
+    checkpoint: Any = field(default=None, repr=False)
+    """The trained networks (learning.Checkpoint), for saving and fine-tuning; None for a
+    policy that is not a trained network (a scripted stand-in)."""
 
     @property
     def name(self) -> str:
         return self.schema.name
 
-    @property
-    def ground(self) -> GroundOperator:
-        return GroundOperator(self.schema)
+    def ground(self, z: SymbolicState) -> GroundOperator:
+        """Bound where it starts: its facing/holding parameters take the values of z."""
+        return bind_functional(self.schema, z)
 
     def meta(self) -> dict[str, Any]:
         """What the knowledge base records beside the operator (JSON-able)."""
         return {"failure": self.failure, "novelty": self.novelty, "env_steps": self.env_steps,
                 "rollouts": self.rollouts, "rollout_success_rate": self.rollout_success_rate,
-                "actions": list(self.action_names), "horizon": self.horizon}
+                "actions": list(self.action_names), "horizon": self.horizon,
+                "observation": asdict(self.observation)}
+
+    @classmethod
+    def from_entry(cls, entry: Entry, checkpoint: Any) -> LearnedOperator:
+        """Rebuild a saved learned operator from its knowledge-base entry and checkpoint."""
+        meta = dict(entry.meta)
+        raw = dict(meta.get("observation", {}))
+        if "dict_kinds" in raw:
+            raw["dict_kinds"] = tuple(raw["dict_kinds"])
+        return cls(entry.operator, checkpoint.policy(greedy=True), tuple(meta["actions"]),
+                   ObservationConfig(**raw), float(meta.get("rollout_success_rate", 0.0)),
+                   int(meta.get("rollouts", 0)), int(meta.get("env_steps", 0)),
+                   str(meta.get("failure", "")), str(meta.get("novelty", "")),
+                   int(meta.get("horizon", 200)), checkpoint)
 
     def add_to(self, kb: KnowledgeBase) -> Entry:
         return kb.add(self.schema, origin="learned", meta=self.meta())
 
     def effects_hold(self, z0: SymbolicState, z1: SymbolicState) -> bool:
-        expected, _ = check_effects(self.ground, z0, z1)
+        expected, _ = check_effects(self.ground(z0), z0, z1)
         return not expected
 
     def actions(self, world: World, horizon: int | None = None) -> Iterator[str]:
@@ -204,7 +253,7 @@ def _speakable(item: Condition | Effect, vocabulary: Collection[str]) -> bool:
     declares objects from the pre-novelty world, so an operator naming a new type (the axe)
     plans from a perceived state but breaks the saved domain."""
     if isinstance(item, (Fact, SetFact)):
-        return all(a in vocabulary for a in item.args)
+        return all(a in vocabulary or a.startswith("?") for a in item.args)
     if isinstance(item, (CountAtLeast, CountChange)):
         return item.arg in vocabulary
     return True
@@ -221,12 +270,14 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
                            kb: KnowledgeBase | None = None, training_steps: int = 0,
                            novelty: str = "", min_success_rate: float = 0.0,
                            new_types: Collection[str] | None = None,
-                           relevant: Collection[tuple[str, str]] | None = None
+                           relevant: Collection[tuple[str, str]] | None = None,
+                           checkpoint: Any = None, name: str | None = None
                            ) -> LearnedOperator:
     """Roll the policy out `n_rollouts` times from the failure snapshot and turn the
     successful rollouts into an operator. Raises ValueError when none succeeds or the success
     rate is below `min_success_rate` (an operator the planner cannot rely on is worse than
-    none), or when the successes share no effect.
+    none), or when the successes share no effect. `name`: keep this name (fine-tuning an
+    operator replaces it); by default the next free `learned_<failed>_<n>`.
     """
     failure = env.failure
     before = env.env_steps
@@ -249,7 +300,7 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
     if new_types is None:
         known = {o.name for o in env.kb.base.objects}
         new_types = [t for t in env.world.types.names if t not in known]
-    name = _next_name(op.name, kb if kb is not None else env.kb)
+    name = name or _next_name(op.name, kb if kb is not None else env.kb)
     steps = training_steps + env.env_steps - before
     provenance = (f"learned after {op} failed ({failure.kind}: {failure.reason or 'effects'})"
                   + (f" under novelty {novelty}" if novelty else "")
@@ -257,7 +308,8 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
     mean_steps = float(np.mean([r.steps for r in wins]))
     pre = tuple(c for c in learned_preconditions(failure, effects, new_types)
                 if _speakable(c, vocabulary))
-    schema = OperatorSchema(name, (), pre, effects, f"policy:{name}", provenance,
-                            cost=max(1.0, mean_steps))
+    schema = OperatorSchema(name, functional_params(effects), pre, effects, f"policy:{name}",
+                            provenance, cost=max(1.0, mean_steps))
     return LearnedOperator(schema, policy, env.action_names, env.config.observation, rate,
-                           n_rollouts, steps, str(failure), novelty, env.config.horizon)
+                           n_rollouts, steps, str(failure), novelty, env.config.horizon,
+                           checkpoint)

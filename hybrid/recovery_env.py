@@ -135,6 +135,8 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
     """Learn to get from a failure state to a state the planner can continue from.
 
     reset: restore the failure snapshot (always; `seed` only seeds gymnasium's generator).
+    Actions: `restricted_actions`, or `action_names` when given (fine-tuning keeps the set
+    the policy was trained on; a name this world lacks is always masked).
     step: -1 (`step_reward`); when the abstract state changes and meets a target (the failed
     operator's declared effects relative to `failure.before`, or the task goal), ask the
     planner without the failed operator: plannable -> `success_reward` and terminated with
@@ -150,7 +152,8 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
                  known_actions: Collection[str] | None = None,
                  known_types: Collection[str] | None = None,
                  planner: Planner | None = None,
-                 goal: Mapping[str, int] | None = None) -> None:
+                 goal: Mapping[str, int] | None = None,
+                 action_names: tuple[str, ...] | None = None) -> None:
         super().__init__()
         if failure.before is None:
             raise ValueError("the failure has no `before` state to measure effects against")
@@ -171,8 +174,12 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
             self.world.action_names())
         known_t = set(known_types) if known_types is not None else {
             o.name for o in kb.base.objects}
-        self.action_names = restricted_actions(self.world, failure.operator, known_a, known_t)
-        self._indices = np.array([self.world.action_index(n) for n in self.action_names])
+        # Fine-tuning passes the action set the policy was trained with (same network outputs).
+        self.action_names = action_names if action_names is not None else restricted_actions(
+            self.world, failure.operator, known_a, known_t)
+        present = self.world.action_names()
+        self._indices = np.array([present.index(n) if n in present else -1
+                                  for n in self.action_names])
         self.builder = ObservationBuilder(self.world, self.world.main, config.observation)
         self.observation_space = self.builder.space
         self.action_space = spaces.Discrete(len(self.action_names))
@@ -205,7 +212,9 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
 
     # --- gymnasium -----------------------------------------------------------------------
     def action_mask(self) -> np.ndarray:
-        return self.world.action_mask()[self._indices].astype(np.int8)
+        mask = self.world.action_mask()[self._indices].astype(np.int8)
+        mask[self._indices < 0] = 0
+        return mask
 
     def _info(self, success: bool = False, **extra: Any) -> dict[str, Any]:
         return {"action_mask": self.action_mask(), "success": success, **extra}

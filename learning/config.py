@@ -56,10 +56,18 @@ class PPOConfig:
     advantage_normalization: bool = True
     """Normalise advantages per minibatch, so the policy step does not depend on reward scale."""
 
-    return_scaling: bool = True
-    """Divide value targets by the running std of returns. Not in the paper, but the recovery
+    reward_scale: float = 0.01
+    """Multiply rewards by this constant before computing returns and advantages (statistics
+    and the convergence test still see the env's own rewards). Not in the paper: the recovery
     rewards (+1000 goal, -1 a step, -250 dead end) would otherwise make the value loss ~1e6,
-    and because the gradient clip is shared it would starve the actor's gradient."""
+    and because the gradient clip is shared that starves the actor's gradient. A constant is
+    used rather than `return_scaling`, whose running statistics start at variance 1: the critic
+    fits raw +1000 returns in the first update, then reads them multiplied by the new std, and
+    on the Axe recovery env the policy unlearned a 97% random success rate (0% after 6,400
+    steps) while this scale converged at the minimum of 5 epochs."""
+
+    return_scaling: bool = False
+    """tianshou's running-std return scaling (see `reward_scale` for why it is off)."""
 
     value_clip: bool = False
     """Clip value updates like the policy ratio (arXiv:1811.02553); off by default."""
@@ -74,6 +82,8 @@ class PPOConfig:
         object.__setattr__(self, "hidden_sizes", tuple(int(h) for h in self.hidden_sizes))
         if not self.hidden_sizes:
             raise ValueError("PPOConfig.hidden_sizes must name at least one layer")
+        if self.reward_scale <= 0:
+            raise ValueError("PPOConfig.reward_scale must be positive")
         if self.lr <= 0 or self.batch_size <= 0 or self.epochs_per_update <= 0:
             raise ValueError("PPOConfig: lr, batch_size and epochs_per_update must be positive")
 

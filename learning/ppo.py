@@ -9,15 +9,46 @@ critic (tianshou builds it from an `OptimizerFactory`).
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
+import numpy as np
 from tianshou.algorithm import PPO
 from tianshou.algorithm.modelfree.reinforce import DiscreteActorPolicy
 from tianshou.algorithm.optim import AdamOptimizerFactory
+from tianshou.data import ReplayBuffer
+from tianshou.data.types import BatchWithAdvantagesProtocol, RolloutBatchProtocol
 
 from nesyworld.learning.config import PPOConfig
 from nesyworld.learning.networks import MaskedActor, ValueCritic
 
-__all__ = ["build_ppo"]
+__all__ = ["ScaledRewardPPO", "build_ppo"]
+
+
+class ScaledRewardPPO(PPO):
+    """tianshou's PPO with rewards multiplied by a constant where returns are computed.
+
+    Only the batch given to the update is scaled, and only while its returns and advantages
+    are computed, so the collector's episode returns (and the convergence test) stay in the
+    env's units, and ICM's intrinsic reward, added before this point, is scaled with the
+    extrinsic one (their ratio stays the paper's).
+    """
+
+    def __init__(self, *args: Any, reward_scale: float = 1.0, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.reward_scale = reward_scale
+
+    def _add_returns_and_advantages(
+        self, batch: RolloutBatchProtocol, buffer: ReplayBuffer, indices: np.ndarray
+    ) -> BatchWithAdvantagesProtocol:
+        if self.reward_scale == 1.0:
+            return super()._add_returns_and_advantages(batch, buffer, indices)
+        original = batch.rew
+        batch.rew = original * self.reward_scale
+        try:
+            return super()._add_returns_and_advantages(batch, buffer, indices)
+        finally:
+            batch.rew = original
 
 
 def build_ppo(
@@ -39,7 +70,8 @@ def build_ppo(
         deterministic_eval=deterministic_eval,
         action_space=action_space,
     )
-    return PPO(
+    return ScaledRewardPPO(
+        reward_scale=config.reward_scale,
         policy=policy,
         critic=critic,
         optim=AdamOptimizerFactory(lr=config.lr),

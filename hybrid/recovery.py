@@ -1,0 +1,170 @@
+"""Recovery by learning: from one OperatorFailure to a learned operator the planner uses.
+
+This is RECOVERY.md's `recover`: build the subproblem env at the failure snapshot, train PPO
+(RapidLearn) or PPO+ICM (RapidLearn+) until the paper's convergence test or the step budget,
+roll the greedy policy out from the snapshot, turn the successful rollouts into a
+`LearnedOperator`, splice it into the knowledge base (demoting the operator that failed) and
+check that a fresh plan from the failure state uses it. A learned operator that fails later
+is fine-tuned from its checkpoint, over the same action set, rather than learned again.
+
+Every env step training and checking take is counted (`RecoveryOutcome.env_steps`); the
+evaluation episodes of the convergence test are counted apart, as the paper leaves them out.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from nesyworld.hybrid.learned_operator import LearnedOperator, build_learned_operator
+from nesyworld.hybrid.monitor import OperatorFailure
+from nesyworld.hybrid.recovery_env import RecoveryConfig, recovery_env_factory
+from nesyworld.learning import EpochRecord, ICMConfig, PPOConfig, TrainConfig, TrainResult, train
+from nesyworld.symbolic.knowledge_base import KnowledgeBase
+from nesyworld.symbolic.planners import Planner
+from nesyworld.world import World
+
+
+def _recovery_train_config() -> TrainConfig:
+    return TrainConfig(step_budget=60_000, epoch_length=500, collect_chunk=500,
+                       eval_episodes=4, vector_env="dummy", progress=False)
+
+
+@dataclass(frozen=True)
+class RecoverySettings:
+    """Budget and algorithm of a recovery.
+
+    Departures from the paper's post-novelty routine (4,800-step epochs, 100 evaluation
+    episodes), each because the recovery subproblem is small: 500-step epochs, so the
+    convergence test (5 passing epochs, paper appendix A) costs 2,500 steps at least instead
+    of 24,000; 4 evaluation episodes, because every episode starts at the same snapshot and
+    the evaluation is greedy (the only variation is the world's own randomness); in-process
+    envs, because a recovery step costs ~1 ms and the pipes to subprocesses cost more.
+    """
+
+    env: RecoveryConfig = field(default_factory=lambda: RecoveryConfig(horizon=100))
+    train: TrainConfig = field(default_factory=_recovery_train_config)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    icm: ICMConfig | None = field(default_factory=ICMConfig)
+    rollouts: int = 20
+    """Greedy rollouts from the snapshot that define the operator's effects."""
+    min_success_rate: float = 0.9
+    """Rollout success rate below which no operator is made (the planner could not rely on
+    it); the failure is then left to the planning agent's retries."""
+    finetune_lr: float = 1e-4
+    """Learning rate when fine-tuning a learned operator that failed (lower than a fresh
+    run's, so the policy adapts without forgetting)."""
+
+    @classmethod
+    def rapidlearn(cls, **changes: Any) -> RecoverySettings:
+        """RapidLearn: PPO without curiosity."""
+        return replace(cls(icm=None), **changes)
+
+    @classmethod
+    def rapidlearn_plus(cls, **changes: Any) -> RecoverySettings:
+        """RapidLearn+: PPO with ICM curiosity (the paper's best hybrid)."""
+        return replace(cls(), **changes)
+
+    @property
+    def variant(self) -> str:
+        return "rapidlearn" if self.icm is None else "rapidlearn+"
+
+
+@dataclass
+class RecoveryOutcome:
+    """What one recovery did and cost."""
+
+    failure: str
+    operator: LearnedOperator | None
+    env_steps: int
+    """Training plus checking rollouts: the adaptation cost (evaluation excluded)."""
+    eval_env_steps: int
+    wall_seconds: float
+    converged: bool
+    fine_tuned: bool
+    plan_uses_it: bool
+    epochs: list[EpochRecord] = field(default_factory=list)
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.operator is not None
+
+    def summary(self) -> dict[str, Any]:
+        return {"failure": self.failure, "operator": self.operator.name if self.operator
+                else None, "env_steps": self.env_steps, "eval_env_steps": self.eval_env_steps,
+                "wall_seconds": round(self.wall_seconds, 2), "converged": self.converged,
+                "fine_tuned": self.fine_tuned, "plan_uses_it": self.plan_uses_it,
+                "epochs": len(self.epochs), "error": self.error}
+
+
+class Recovery:
+    """Learns operators for failures of one agent's knowledge base (which it edits)."""
+
+    def __init__(self, kb: KnowledgeBase, settings: RecoverySettings = RecoverySettings(),
+                 known_actions: Collection[str] | None = None, novelty: str = "",
+                 on_epoch: Callable[[EpochRecord], bool | None] | None = None) -> None:
+        self.kb = kb
+        self.settings = settings
+        self.known_actions = tuple(known_actions) if known_actions is not None else None
+        self.novelty = novelty
+        self.on_epoch = on_epoch
+
+    def learn(self, world: World, failure: OperatorFailure,
+              previous: LearnedOperator | None = None) -> RecoveryOutcome:
+        """Train on the failure's subproblem; on success add (or, fine-tuning `previous`,
+        replace) the learned operator in the knowledge base. `world` is only read."""
+        if failure.snapshot is None:
+            raise ValueError("the failure has no snapshot to restart from")
+        s = self.settings
+        start = time.perf_counter()
+        tuning = previous is not None and previous.checkpoint is not None
+        kwargs: dict[str, Any] = {"known_actions": self.known_actions}
+        if previous is not None:
+            kwargs["action_names"] = previous.action_names
+        factory = recovery_env_factory(world.spec, failure.snapshot, failure, self.kb, s.env,
+                                       **kwargs)
+        ppo = replace(s.ppo, lr=s.finetune_lr) if tuning else s.ppo
+        init = previous.checkpoint if tuning and previous is not None else None
+        result = train(factory, s.train, ppo, s.icm, init=init, on_epoch=self.on_epoch)
+        checker = factory()
+        op_name = previous.name if previous is not None else None
+        try:
+            learned = build_learned_operator(
+                checker, result.policy, s.rollouts, kb=self.kb,
+                training_steps=result.env_steps, novelty=self.novelty,
+                min_success_rate=s.min_success_rate, name=op_name,
+                checkpoint=result.checkpoint(operator=op_name or ""))
+        except ValueError as err:
+            return self._outcome(failure, None, result, checker.env_steps, start, tuning,
+                                 False, str(err))
+        self._splice(failure, learned, replacing=previous is not None)
+        uses = self.plan_uses(learned, failure)
+        return self._outcome(failure, learned, result, checker.env_steps, start, tuning, uses)
+
+    def _splice(self, failure: OperatorFailure, learned: LearnedOperator,
+                replacing: bool) -> None:
+        self.kb.add(learned.schema, origin="learned", meta=learned.meta(),
+                    replace_existing=replacing)
+        failed = failure.operator.name
+        if failed != learned.name and failed in self.kb and (
+                self.kb.entry(failed).status == "active"):
+            self.kb.demote(failed, f"failed under novelty {self.novelty or '?'}: "
+                                   f"{failure.reason or 'wrong effects'}; replaced by "
+                                   f"{learned.name}")
+
+    def plan_uses(self, learned: LearnedOperator, failure: OperatorFailure) -> bool:
+        """Does a fresh plan from the failure state use the learned operator?"""
+        planner = Planner(self.settings.env.planner, timeout=self.settings.env.planner_timeout)
+        result = planner.plan(self.kb.derivation(failure.before))
+        return result.ok and learned.name in {step.operator for step in result.steps}
+
+    @staticmethod
+    def _outcome(failure: OperatorFailure, learned: LearnedOperator | None,
+                 result: TrainResult, check_steps: int, start: float, tuning: bool,
+                 uses: bool, error: str = "") -> RecoveryOutcome:
+        return RecoveryOutcome(str(failure), learned, result.env_steps + check_steps,
+                               result.eval_env_steps, time.perf_counter() - start,
+                               result.converged, tuning, uses, result.epochs, error)
