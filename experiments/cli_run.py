@@ -11,14 +11,17 @@ from rich.console import Console
 from rich.table import Table
 
 console = Console()
-AGENTS = ("planning", "scripted", "random")
+HYBRID = ("rapidlearn+", "rapidlearn")
+AGENTS = ("planning", *HYBRID, "scripted", "random")
 
 
 def add_commands(sub: Any) -> None:
     p = sub.add_parser("run", help="run an agent for some episodes and summarise")
     p.add_argument("spec", help="a spec file or a shipped spec name")
     p.add_argument("--agent", choices=AGENTS, default="planning",
-                   help="planning: plan, execute, monitor (default); scripted: the .plan "
+                   help="planning: plan, execute, monitor (default); rapidlearn+ / "
+                        "rapidlearn: the hybrid agent, which learns an operator (PPO+ICM / "
+                        "PPO) when one fails, then is evaluated frozen; scripted: the .plan "
                         "shipped beside the spec; random: uniformly random legal actions")
     p.add_argument("--novelty", action="append", default=[], metavar="NOVELTY",
                    help="inject this novelty (a shipped name or a file; repeatable); the "
@@ -26,7 +29,20 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--mode", choices=["macro", "primitive"], default="macro",
                    help="planning agent: one-step macro actions, or skills of primitive moves")
     p.add_argument("--planner", default="fast-downward")
-    p.add_argument("--episodes", type=int, default=1)
+    p.add_argument("--episodes", type=int, default=None,
+                   help="episodes to run (default 1); for a hybrid agent, the frozen "
+                        "evaluation episodes after adaptation (default 20)")
+    p.add_argument("--adapt-episodes", type=int, default=15, metavar="N",
+                   help="hybrid agent: at most N learning episodes, until 5 in a row succeed "
+                        "without learning anything new")
+    p.add_argument("--budget", type=int, default=None, metavar="STEPS",
+                   help="hybrid agent: training env steps allowed per recovery (default "
+                        "60000)")
+    p.add_argument("--save", metavar="DIR",
+                   help="hybrid agent: save the knowledge base, with the learned operators' "
+                        "policies, to DIR")
+    p.add_argument("--kb", metavar="DIR",
+                   help="hybrid agent: start from a knowledge base saved with --save")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--render", action="store_true", help="draw the map after every episode")
     p.add_argument("--record", metavar="FILE", help="save the first episode's trajectory")
@@ -59,8 +75,38 @@ def make_agent(args: argparse.Namespace, env: Any, verbose: bool) -> Any:
         if event.kind == "plan":
             console.print("        " + " -> ".join(event.data["plan"]))
 
-    return PlanningAgent(env, kb, PlanningConfig(planner=args.planner, mode=args.mode),
-                         on_event=show if verbose else None)
+    config = PlanningConfig(planner=args.planner, mode=args.mode)
+    if args.agent in HYBRID:
+        from dataclasses import replace
+
+        from nesyworld.hybrid import HybridAgent, RecoverySettings
+
+        settings = (RecoverySettings.rapidlearn() if args.agent == "rapidlearn"
+                    else RecoverySettings.rapidlearn_plus())
+        if args.budget is not None:
+            settings = replace(settings, train=replace(settings.train, step_budget=args.budget))
+        agent = HybridAgent(env, kb, config, settings, novelty=",".join(args.novelty),
+                            on_event=show_hybrid if verbose else None)
+        if args.kb:
+            agent.load(args.kb)
+        return agent
+    return PlanningAgent(env, kb, config, on_event=show if verbose else None)
+
+
+def show_hybrid(event: Any) -> None:
+    """What a user watches a hybrid agent do: plans, failures, learning, the new operator."""
+    if event.kind == "learning":
+        console.print(f"        [dim]{event.text}[/dim]")
+        return
+    style = {"failure": "red", "novelty": "yellow", "give_up": "red", "drift": "yellow",
+             "plan": "cyan", "recovery": "magenta", "learned": "green",
+             "recovery_failed": "red"}.get(event.kind, "")
+    text = f"[{style}]{event.text}[/{style}]" if style else event.text
+    console.print(f"{event.step:4d}  {event.kind:8s} {text}", highlight=False)
+    if event.kind == "plan":
+        console.print("        " + " -> ".join(event.data["plan"]), highlight=False)
+    if event.kind == "learned":
+        console.print(event.data["pddl"], highlight=False, markup=False)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -71,6 +117,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     env = NesyGridEnv(args.spec, render_mode="ansi" if args.render else None)
     if args.novelty:  # on their schedule: before an episode, or at a step mid-episode
         env = NoveltyInjector(env, args.novelty)
+    if args.agent in HYBRID:
+        return cmd_run_hybrid(args, env)
+    args.episodes = 1 if args.episodes is None else args.episodes
     verbose = not args.json and args.episodes == 1
     agent = make_agent(args, env, verbose)
     results = []
@@ -123,3 +172,41 @@ def _recorded(env: Any, agent: Any, seed: int, path: str, trajectory_cls: Any,
     result = run_episode(env, agent, seed, on_step=record)
     traj.save(path)
     return result
+
+
+def cmd_run_hybrid(args: argparse.Namespace, env: Any) -> int:
+    """Adapt with learning on (shown step by step), then evaluate frozen; summarise."""
+    from nesyworld.experiments.adaptation import adapt_and_evaluate
+
+    episodes = 20 if args.episodes is None else args.episodes
+    agent = make_agent(args, env, verbose=not args.json)
+    def quiet() -> None:
+        agent.on_event = None
+        if not args.json:
+            console.print(f"[bold]evaluating the adapted agent, frozen, on {episodes} "
+                          "episodes[/bold]")
+
+    result = adapt_and_evaluate(env, agent, seed=args.seed, max_episodes=args.adapt_episodes,
+                                eval_episodes=episodes, before_evaluation=quiet)
+    if args.save:
+        agent.save(args.save)
+    summary = {"spec": env.unwrapped.world.spec.name, "agent": args.agent,
+               "novelties": args.novelty, **result.summary(),
+               "learned_operators": sorted(agent.learned)}
+    if args.json:
+        sys.stdout.write(json.dumps(summary, indent=1) + "\n")
+        return 0
+    table = Table(title=f"{args.agent} agent on {summary['spec']}"
+                  + (f" + {', '.join(args.novelty)}" if args.novelty else ""))
+    for col in ("recoveries", "adapt episodes", "adapt steps", "learning steps",
+                "learning s", "post-novelty success", "mean steps"):
+        table.add_column(col)
+    table.add_row(str(len(result.recoveries)), str(len(result.adaptation_episodes)),
+                  str(result.adaptation_steps), str(result.learning_steps),
+                  f"{sum(r['wall_seconds'] for r in result.recoveries):.1f}",
+                  f"{result.post_novelty_success_rate:.2f} of {len(result.evaluation)}",
+                  f"{summary['post_novelty_mean_steps']:.1f}")
+    console.print(table)
+    if args.save:
+        console.print(f"knowledge base and policies saved to {args.save}")
+    return 0

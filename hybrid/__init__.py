@@ -1,9 +1,13 @@
 """nesyworld.hybrid: where plans meet the world. Plan executor with execution monitoring,
-skills, agents, and (soon) learned recovery."""
+skills, agents, and recovery by learning (the hybrid agent)."""
 
 from nesyworld.hybrid.agents import Agent, Event, PlanningAgent, PlanningConfig, RandomAgent
+from nesyworld.hybrid.hybrid_agent import HybridAgent
+from nesyworld.hybrid.learned_operator import LearnedOperator
 from nesyworld.hybrid.monitor import OperatorFailure, check_effects
 from nesyworld.hybrid.operators import GroundOperator
+from nesyworld.hybrid.recovery import Recovery, RecoveryOutcome, RecoverySettings
+from nesyworld.hybrid.recovery_env import RecoveryConfig, RecoveryEnv
 from nesyworld.hybrid.runner import EpisodeResult, run_episode, summarize
 
 __all__ = [
@@ -11,10 +15,17 @@ __all__ = [
     "EpisodeResult",
     "Event",
     "GroundOperator",
+    "HybridAgent",
+    "LearnedOperator",
     "OperatorFailure",
     "PlanningAgent",
     "PlanningConfig",
     "RandomAgent",
+    "Recovery",
+    "RecoveryConfig",
+    "RecoveryEnv",
+    "RecoveryOutcome",
+    "RecoverySettings",
     "check_effects",
     "run_episode",
     "summarize",

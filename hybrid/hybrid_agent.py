@@ -50,11 +50,11 @@ class HybridAgent(PlanningAgent):
     """
 
     def __init__(self, env: Any, kb: KnowledgeBase | None = None,
-                 config: PlanningConfig = PlanningConfig(),
+                 config: PlanningConfig | None = None,
                  recovery: RecoverySettings | None = None, novelty: str = "",
                  learning: bool = True,
                  on_event: Callable[[Event], None] | None = None) -> None:
-        super().__init__(env, kb, config, on_event)
+        super().__init__(env, kb, config or PlanningConfig(), on_event)
         self.settings = recovery if recovery is not None else RecoverySettings()
         self.name = self.settings.variant
         self.novelty = novelty

@@ -19,7 +19,7 @@ import numpy as np
 
 from nesyworld.hybrid.monitor import OperatorFailure, check_effects
 from nesyworld.hybrid.operators import GroundOperator
-from nesyworld.hybrid.recovery_env import RecoveryEnv, relevant_counts
+from nesyworld.hybrid.recovery_env import RecoveryEnv, failed_objects, relevant_counts
 from nesyworld.symbolic.abstraction import SymbolicState, abstract
 from nesyworld.symbolic.knowledge_base import Entry, KnowledgeBase
 from nesyworld.world import World
@@ -94,12 +94,17 @@ policy is run from wherever the plan stands, so "facing X before" must be a para
 the constant seen at the failure (that would make the operator usable only there)."""
 
 
-def common_effects(rollouts: Sequence[Rollout], relevant: Collection[tuple[str, str]]
-                   ) -> tuple[Effect, ...]:
+def common_effects(rollouts: Sequence[Rollout], relevant: Collection[tuple[str, str]],
+                   world_types: Collection[str] | None = None) -> tuple[Effect, ...]:
     """The abstract change shared by every rollout: count deltas equal in all (only counts
     some precondition or the goal compares: others, like world(air), vary with no meaning to
     the planner), property changes common to all, and facing/holding when every rollout
-    ends on the same value (deleting the old value through the `FUNCTIONAL` parameter)."""
+    ends on the same value (deleting the old value through the `FUNCTIONAL` parameter).
+
+    `world_types`: the only types whose world counts may be effects (the failed operator's
+    objects). Rollouts from one snapshot all see the same world dynamics (a sapling growing
+    into a tree while the policy walks), so "common to every rollout" alone would promise
+    the planner a tree the policy never made, and demand a sapling it never needed."""
     if not rollouts:
         return ()
     first = rollouts[0]
@@ -119,6 +124,8 @@ def common_effects(rollouts: Sequence[Rollout], relevant: Collection[tuple[str, 
     for fluent in (WORLD, INVENTORY):
         for name in names:
             if name == AIR or (fluent, name) not in relevant:
+                continue
+            if fluent == WORLD and world_types is not None and name not in world_types:
                 continue
             deltas = {r.end.count(fluent, name) - r.start.count(fluent, name) for r in rollouts}
             if len(deltas) == 1 and (delta := deltas.pop()) != 0:
@@ -189,6 +196,8 @@ class LearnedOperator:
     checkpoint: Any = field(default=None, repr=False)
     """The trained networks (learning.Checkpoint), for saving and fine-tuning; None for a
     policy that is not a trained network (a scripted stand-in)."""
+    starts: list[OperatorFailure] = field(default_factory=list, repr=False)
+    """The failures it was trained from (in memory only): fine-tuning trains on these too."""
 
     @property
     def name(self) -> str:
@@ -248,15 +257,19 @@ class LearnedOperator:
         return self.effects_hold(z0, abstract(world))
 
 
-def _speakable(item: Condition | Effect, vocabulary: Collection[str]) -> bool:
-    """Only names the knowledge base's vocabulary has: its written PDDL (kb.pddl, kb.save)
-    declares objects from the pre-novelty world, so an operator naming a new type (the axe)
-    plans from a perceived state but breaks the saved domain."""
-    if isinstance(item, (Fact, SetFact)):
-        return all(a in vocabulary or a.startswith("?") for a in item.args)
-    if isinstance(item, (CountAtLeast, CountChange)):
-        return item.arg in vocabulary
-    return True
+def _pin_functional(pre: Sequence[Condition], effects: Sequence[Effect]
+                    ) -> tuple[tuple[Condition, ...], tuple[Effect, ...]]:
+    """Where a precondition already fixes what is faced or held (facing oak_log), the old
+    value is that constant, not a parameter: same meaning, plainer PDDL."""
+    pre, effects = list(pre), list(effects)
+    for fact, var in FUNCTIONAL.items():
+        fixed = [c for c in pre if isinstance(c, Fact) and c.predicate == fact
+                 and not c.negated and c.args != (var,)]
+        if len(fixed) == 1 and Fact(fact, (var,)) in pre:
+            pre.remove(Fact(fact, (var,)))
+            effects = [SetFact(fact, fixed[0].args, False) if e == SetFact(fact, (var,), False)
+                       else e for e in effects]
+    return tuple(pre), tuple(effects)
 
 
 def _next_name(failed: str, kb: KnowledgeBase | None) -> str:
@@ -288,13 +301,7 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
     if not wins or rate < min_success_rate:
         raise ValueError(f"policy for {op} succeeded in {len(wins)} of {n_rollouts} rollouts")
     keys = relevant if relevant is not None else relevant_counts(env.kb)
-    vocabulary = set(env.kb.base.initial.names) | {o.name for o in env.kb.base.objects}
-    effects = tuple(e for e in common_effects(wins, keys) if _speakable(e, vocabulary))
-    # facing/holding change as a pair: without its new value, drop the deletion too
-    kept = {e.predicate for e in effects if isinstance(e, SetFact) and e.value}
-    effects = tuple(e for e in effects if not (isinstance(e, SetFact) and not e.value
-                                               and e.predicate in (FACING, HOLDING)
-                                               and e.predicate not in kept))
+    effects = common_effects(wins, keys, failed_objects(op))
     if not effects:
         raise ValueError(f"the successful rollouts for {op} share no effect the planner uses")
     if new_types is None:
@@ -306,8 +313,7 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
                   + (f" under novelty {novelty}" if novelty else "")
                   + f"; {steps} env steps, success {rate:.0%} of {n_rollouts} rollouts")
     mean_steps = float(np.mean([r.steps for r in wins]))
-    pre = tuple(c for c in learned_preconditions(failure, effects, new_types)
-                if _speakable(c, vocabulary))
+    pre, effects = _pin_functional(learned_preconditions(failure, effects, new_types), effects)
     schema = OperatorSchema(name, functional_params(effects), pre, effects, f"policy:{name}",
                             provenance, cost=max(1.0, mean_steps))
     return LearnedOperator(schema, policy, env.action_names, env.config.observation, rate,

@@ -124,6 +124,7 @@ class Recovery:
         kwargs: dict[str, Any] = {"known_actions": self.known_actions}
         if previous is not None:
             kwargs["action_names"] = previous.action_names
+            kwargs["starts"] = previous.starts
         factory = recovery_env_factory(world.spec, failure.snapshot, failure, self.kb, s.env,
                                        **kwargs)
         ppo = replace(s.ppo, lr=s.finetune_lr) if tuning else s.ppo
@@ -140,6 +141,7 @@ class Recovery:
         except ValueError as err:
             return self._outcome(failure, None, result, checker.env_steps, start, tuning,
                                  False, str(err))
+        learned.starts = [failure, *(previous.starts if previous is not None else [])]
         self._splice(failure, learned, replacing=previous is not None)
         uses = self.plan_uses(learned, failure)
         return self._outcome(failure, learned, result, checker.env_steps, start, tuning, uses)

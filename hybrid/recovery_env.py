@@ -16,7 +16,7 @@ data, so `recovery_env_factory` can build picklable copies for vector envs.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, ClassVar
@@ -134,7 +134,10 @@ def relevant_counts(kb: KnowledgeBase) -> set[tuple[str, str]]:
 class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
     """Learn to get from a failure state to a state the planner can continue from.
 
-    reset: restore the failure snapshot (always; `seed` only seeds gymnasium's generator).
+    reset: restore the failure snapshot (always; `seed` only seeds gymnasium's generator),
+    or, with `starts` (earlier failures of the same operator, when fine-tuning), one of all
+    these failures' snapshots drawn uniformly, each measured against its own failure, so
+    the tuned policy keeps what it learned while it learns the new case.
     Actions: `restricted_actions`, or `action_names` when given (fine-tuning keeps the set
     the policy was trained on; a name this world lacks is always masked).
     step: -1 (`step_reward`); when the abstract state changes and meets a target (the failed
@@ -153,13 +156,17 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
                  known_types: Collection[str] | None = None,
                  planner: Planner | None = None,
                  goal: Mapping[str, int] | None = None,
-                 action_names: tuple[str, ...] | None = None) -> None:
+                 action_names: tuple[str, ...] | None = None,
+                 starts: Sequence[OperatorFailure] = ()) -> None:
         super().__init__()
         if failure.before is None:
             raise ValueError("the failure has no `before` state to measure effects against")
         self.world_spec = spec.build() if isinstance(spec, SpecRef) else spec
         self.snapshot = snapshot
         self.failure = failure
+        self.starts = [(snapshot, failure)] + [(f.snapshot, f) for f in starts
+                                               if f.snapshot is not None and f.before]
+        self._start = 0
         self.config = config
         self.kb = kb
         self.kb_minus = kb.without(failure.operator.name) if failure.operator.name in kb else kb
@@ -193,7 +200,8 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
     def meets_target(self, z: SymbolicState) -> bool:
         """The failed operator's declared effects hold (relative to the failure state), or
         the task goal holds."""
-        expected, _ = check_effects(self.failure.operator, self.failure.before, z,  # type: ignore[arg-type]
+        failure = self.starts[self._start][1]
+        expected, _ = check_effects(failure.operator, failure.before, z,  # type: ignore[arg-type]
                                     self.relevant)
         if not expected:
             return True
@@ -222,7 +230,8 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        self.world.restore(self.snapshot)
+        self._start = int(self.np_random.integers(len(self.starts))) if len(self.starts) > 1 else 0
+        self.world.restore(self.starts[self._start][0])
         self.episodes += 1
         self._t = 0
         self._z = abstract(self.world)

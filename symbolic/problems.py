@@ -74,7 +74,10 @@ def _base(d: Derivation, name: str) -> _Vocabulary:
             objects[name] = Object(name, root)
             problem.add_object(objects[name])
     facts = {}
-    for pred in (FACING, HOLDING, *d.properties):
+    # predicates only learned operators name (a property new since a novelty: on_fire)
+    learned = sorted({p for op in d.operators for p in _predicates(op)}
+                     - {FACING, HOLDING, *d.properties})
+    for pred in (FACING, HOLDING, *d.properties, *learned):
         facts[pred] = Fluent(pred, up.BoolType(), x=root)
         problem.add_fluent(facts[pred], default_initial_value=False)
     init = d.initial
@@ -94,6 +97,11 @@ def _names(op: OperatorSchema) -> set[str]:
             values = value if isinstance(value, tuple) else (value,)
             out |= {a for a in values if isinstance(a, str) and not a.startswith("?")}
     return out
+
+
+def _predicates(op: OperatorSchema) -> set[str]:
+    return {item.predicate for item in (*op.preconditions, *op.effects)
+            if isinstance(item, (Fact, SetFact))}
 
 
 def _root(d: Derivation, v: _Vocabulary) -> up.Type:
