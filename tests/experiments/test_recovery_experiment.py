@@ -1,0 +1,80 @@
+"""The hybrid agent from the command line and the recovery experiment script, smoke-sized."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from nesyworld.experiments.cli import main
+from nesyworld.experiments.recovery_experiment import (
+    PAPER_ADAPTATION_STEPS,
+    RunConfig,
+    load_done,
+    summary_rows,
+    sweep,
+)
+from nesyworld.experiments.recovery_experiment import main as experiment_main
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_hybrid_run_learns_saves_and_reloads(capsys: pytest.CaptureFixture[str],
+                                             tmp_path: Path) -> None:
+    out = run_json(capsys, "run", "pogostick", "--novelty", "axe", "--agent", "rapidlearn+",
+                   "--budget", "2500", "--adapt-episodes", "1", "--episodes", "2", "--json",
+                   "--save", str(tmp_path))
+    assert out["learned_operators"] == ["learned_break_oak_log_1"]
+    assert out["adaptation_steps"] > out["learning_steps"] > 0  # agent steps counted too
+    assert len(out["recoveries"]) == 1 and out["recoveries"][0]["plan_uses_it"]
+    assert 0.0 <= out["post_novelty_success_rate"] <= 1.0 and out["post_novelty_episodes"] == 2
+    assert (tmp_path / "policies" / "learned_break_oak_log_1.pt").exists()
+
+    again = run_json(capsys, "run", "pogostick", "--novelty", "axe", "--agent",
+                     "rapidlearn+", "--kb", str(tmp_path), "--adapt-episodes", "1",
+                     "--episodes", "1", "--json")
+    assert again["learning_steps"] == 0 and again["recoveries"] == []
+    assert again["learned_operators"] == ["learned_break_oak_log_1"]
+
+
+def test_hybrid_run_prints_failure_learning_and_operator(capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    assert main(["run", "pogostick", "--novelty", "chest", "--agent", "rapidlearn",
+                 "--adapt-episodes", "1", "--episodes", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "evaluating the adapted agent, frozen, on 1 episodes" in out
+    assert "rapidlearn agent on pogostick + chest" in out
+    assert "new action 'approach_plastic_chest' available" in out
+
+
+def test_sweep_records_resumes_and_summarises(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "runs.jsonl"
+    configs = [RunConfig(novelty="chest", seed=0, eval_episodes=2, max_episodes=5)]
+    records = sweep(configs, out, workers=1)
+    assert records[0]["key"] == "pogostick/chest/rapidlearn+/0"
+    assert records[0]["recoveries"] == [] and records[0]["post_novelty_success_rate"] == 1.0
+    assert set(load_done(out)) == {configs[0].key}
+    lines = out.read_text().splitlines()
+    assert sweep(configs, out, workers=1) == records  # resumed: nothing ran again
+    assert out.read_text().splitlines() == lines
+    (row,) = summary_rows(records)
+    assert row["novelty"] == "chest" and row["paper_steps"] is None
+    assert row["recoveries_median"] == 0
+
+    assert experiment_main(["--novelties", "chest", "--seeds", "1", "--eval-episodes", "2",
+                            "--workers", "1", "--out", str(out), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["novelty"] == "chest" and rows[0]["seeds"] == 1
+
+
+def test_targets_are_a_quarter_of_the_paper() -> None:
+    rows = summary_rows([{"config": {"novelty": "axe", "agent": "rapidlearn+"},
+                          "adaptation_steps": 17_760, "post_novelty_success_rate": 1.0,
+                          "recoveries": [{}], "wall_seconds": 1.0}])
+    assert rows[0]["target_steps"] == PAPER_ADAPTATION_STEPS["axe"] // 4
+    assert rows[0]["meets_target"] is True
