@@ -40,7 +40,7 @@ class RunConfig:
     agent: str = "rapidlearn+"
     step_budget: int = 60_000
     eval_episodes: int = 20
-    max_episodes: int = 15
+    max_episodes: int = 30
 
     @property
     def key(self) -> str:

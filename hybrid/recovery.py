@@ -14,6 +14,7 @@ evaluation episodes of the convergence test are counted apart, as the paper leav
 from __future__ import annotations
 
 import time
+import zlib
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 from nesyworld.hybrid.learned_operator import LearnedOperator, build_learned_operator
 from nesyworld.hybrid.monitor import OperatorFailure
 from nesyworld.hybrid.recovery_env import RecoveryConfig, recovery_env_factory
+from nesyworld.hybrid.recovery_starts import sample_failure_starts
 from nesyworld.learning import EpochRecord, ICMConfig, PPOConfig, TrainConfig, TrainResult, train
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planners import Planner
@@ -53,6 +55,10 @@ class RecoverySettings:
     min_success_rate: float = 0.9
     """Rollout success rate below which no operator is made (the planner could not rely on
     it); the failure is then left to the planning agent's retries."""
+    extra_maps: int = 8
+    """Fresh maps on which the planning agent is run to meet the same failure again, each
+    a further start of the recovery env (see recovery_starts.py); 0 learns from the one
+    failure only. Their env steps count as adaptation."""
     finetune_lr: float = 1e-4
     """Learning rate when fine-tuning a learned operator that failed (lower than a fresh
     run's, so the policy adapts without forgetting)."""
@@ -87,6 +93,8 @@ class RecoveryOutcome:
     plan_uses_it: bool
     epochs: list[EpochRecord] = field(default_factory=list)
     error: str = ""
+    extra_starts: int = 0
+    """Failures met again on other maps and trained from (see `RecoverySettings`)."""
 
     @property
     def ok(self) -> bool:
@@ -97,7 +105,8 @@ class RecoveryOutcome:
                 else None, "env_steps": self.env_steps, "eval_env_steps": self.eval_env_steps,
                 "wall_seconds": round(self.wall_seconds, 2), "converged": self.converged,
                 "fine_tuned": self.fine_tuned, "plan_uses_it": self.plan_uses_it,
-                "epochs": len(self.epochs), "error": self.error}
+                "epochs": len(self.epochs), "extra_starts": self.extra_starts,
+                "error": self.error}
 
 
 class Recovery:
@@ -122,9 +131,16 @@ class Recovery:
         start = time.perf_counter()
         tuning = previous is not None and previous.checkpoint is not None
         kwargs: dict[str, Any] = {"known_actions": self.known_actions}
+        extra: list[OperatorFailure] = []
+        sampling_steps = 0
+        if previous is None and s.extra_maps > 0:
+            sampled = sample_failure_starts(
+                world.spec, self.kb, failure, self._map_seeds(s.train.seed, failure, s.extra_maps),
+                planner=Planner(s.env.planner, timeout=s.env.planner_timeout))
+            extra, sampling_steps = sampled.failures, sampled.env_steps
         if previous is not None:
             kwargs["action_names"] = previous.action_names
-            kwargs["starts"] = previous.starts
+        kwargs["starts"] = [*extra, *(previous.starts if previous is not None else [])]
         factory = recovery_env_factory(world.spec, failure.snapshot, failure, self.kb, s.env,
                                        **kwargs)
         ppo = replace(s.ppo, lr=s.finetune_lr) if tuning else s.ppo
@@ -139,12 +155,13 @@ class Recovery:
                 min_success_rate=s.min_success_rate, name=op_name,
                 checkpoint=result.checkpoint(operator=op_name or ""))
         except ValueError as err:
-            return self._outcome(failure, None, result, checker.env_steps, start, tuning,
-                                 False, str(err))
-        learned.starts = [failure, *(previous.starts if previous is not None else [])]
+            return self._outcome(failure, None, result, checker.env_steps + sampling_steps,
+                                 start, tuning, False, str(err), len(extra))
+        learned.starts = [failure, *kwargs["starts"]]
         self._splice(failure, learned, replacing=previous is not None)
         uses = self.plan_uses(learned, failure)
-        return self._outcome(failure, learned, result, checker.env_steps, start, tuning, uses)
+        return self._outcome(failure, learned, result, checker.env_steps + sampling_steps,
+                             start, tuning, uses, "", len(extra))
 
     def _splice(self, failure: OperatorFailure, learned: LearnedOperator,
                 replacing: bool) -> None:
@@ -165,8 +182,16 @@ class Recovery:
 
     @staticmethod
     def _outcome(failure: OperatorFailure, learned: LearnedOperator | None,
-                 result: TrainResult, check_steps: int, start: float, tuning: bool,
-                 uses: bool, error: str = "") -> RecoveryOutcome:
-        return RecoveryOutcome(str(failure), learned, result.env_steps + check_steps,
+                 result: TrainResult, other_steps: int, start: float, tuning: bool,
+                 uses: bool, error: str = "", extra_starts: int = 0) -> RecoveryOutcome:
+        return RecoveryOutcome(str(failure), learned, result.env_steps + other_steps,
                                result.eval_env_steps, time.perf_counter() - start,
-                               result.converged, tuning, uses, result.epochs, error)
+                               result.converged, tuning, uses, result.epochs, error,
+                               extra_starts)
+
+    @staticmethod
+    def _map_seeds(seed: int, failure: OperatorFailure, n: int) -> list[int]:
+        """Seeds for the extra maps: fixed by the run's seed and the failing operator, so
+        a run repeats, and apart from the seeds episodes use (small numbers)."""
+        base = 1_000_000 + 1_000 * seed + zlib.crc32(failure.operator.name.encode()) % 1_000
+        return [base + 7_919 * (k + 1) for k in range(n)]

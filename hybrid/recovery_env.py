@@ -195,18 +195,53 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
         self._t = 0
         self._z = abstract(self.world)
         self._verdicts: dict[SymbolicState, bool | None] = {}
+        self._tails: dict[tuple[SymbolicState, int], bool] = {}
 
     # --- targets -------------------------------------------------------------------------
     def meets_target(self, z: SymbolicState) -> bool:
-        """The failed operator's declared effects hold (relative to the failure state), or
-        the task goal holds."""
+        """The failed operator's declared effects hold (relative to the failure state), the
+        task goal holds, or the plan can jump ahead: some tail of the plan's suffix (one
+        without the failed operator) runs from z to the goal."""
         failure = self.starts[self._start][1]
         expected, _ = check_effects(failure.operator, failure.before, z,  # type: ignore[arg-type]
                                     self.relevant)
-        if not expected:
+        if not expected or self.goal_holds(z):
             return True
-        return all(z.count(INVENTORY, item) >= n for item, n in self.goal.items()
-                   if item in z.names) and bool(self.goal)
+        return self.jumps_ahead(z, failure)
+
+    def goal_holds(self, z: SymbolicState) -> bool:
+        return bool(self.goal) and all(z.count(INVENTORY, item) >= n
+                                       for item, n in self.goal.items() if item in z.names)
+
+    def jumps_ahead(self, z: SymbolicState, failure: OperatorFailure) -> bool:
+        """RECOVERY.md's "jump ahead": z satisfies the regression of a tail of the suffix,
+        checked by progressing the tail's declared effects from z (no planner call)."""
+        key = (z, id(failure))
+        if key not in self._tails:
+            self._tails[key] = any(self._tail_reaches_goal(z, tail)
+                                   for tail in self._suffix_tails(failure))
+        return self._tails[key]
+
+    def _suffix_tails(self, failure: OperatorFailure) -> list[list[GroundOperator]]:
+        schemas = {e.operator.name: e.operator for e in self.kb}
+        ops = [GroundOperator(schemas[s.operator], tuple(s.args)) for s in failure.suffix
+               if s.operator in schemas]
+        if len(ops) != len(failure.suffix):
+            return []
+        failed = failure.operator.name
+        return [ops[j:] for j in range(len(ops))
+                if all(op.name != failed for op in ops[j:])]
+
+    def _tail_reaches_goal(self, z: SymbolicState, tail: list[GroundOperator]) -> bool:
+        state = z
+        try:
+            for op in tail:
+                if not state.satisfies(op.schema.preconditions, op.binding):
+                    return False
+                state = state.apply(op.schema.effects, op.binding)
+        except ValueError:  # a name this state does not have
+            return False
+        return self.goal_holds(state)
 
     def plannable(self, z: SymbolicState) -> bool | None:
         """Can the goal be planned from z without the failed operator? Unknown answers are

@@ -22,7 +22,7 @@ from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 
 TINY = TrainConfig(step_budget=4_000, epoch_length=250, collect_chunk=250, eval_episodes=2,
                    vector_env="dummy", progress=False, seed=0)
-SETTINGS = RecoverySettings.rapidlearn_plus(train=TINY, rollouts=4)
+SETTINGS = RecoverySettings.rapidlearn_plus(train=TINY, rollouts=4, extra_maps=2)
 
 
 @dataclass
@@ -62,7 +62,9 @@ def test_a_failure_triggers_recovery_and_the_episode_still_succeeds() -> None:
     assert "learning" in run.kinds  # per-epoch progress was reported
     outcome = run.agent.recoveries[0]
     assert outcome.ok and outcome.converged and not outcome.fine_tuned
-    assert 0 < outcome.env_steps <= TINY.step_budget + SETTINGS.rollouts * 100
+    assert 0 < outcome.env_steps <= TINY.step_budget + (SETTINGS.rollouts + 2) * 100
+    assert outcome.extra_starts == 2  # the same failure, met again on two other maps
+    assert len(learned_op().starts) == 3
     assert run.agent.adaptation_env_steps == outcome.env_steps
     assert run.first.success
 
@@ -145,7 +147,9 @@ def test_a_failing_learned_operator_is_fine_tuned_not_relearned() -> None:
                    (e.operator.name for e in kb))
     assert outcome.operator.checkpoint.env_steps > previous.checkpoint.env_steps
     assert outcome.operator.action_names == previous.action_names
-    assert len(outcome.operator.starts) == 2  # trained on the old failure and the new
+    # trained on the new failure and all the old ones (no new maps sampled when tuning)
+    assert len(outcome.operator.starts) == 1 + len(previous.starts)
+    assert outcome.extra_starts == 0
 
 
 def test_chest_is_no_failure_so_nothing_is_learned() -> None:
