@@ -8,7 +8,9 @@ from nesyworld.hybrid.monitor import OperatorFailure, check_effects
 from nesyworld.hybrid.operators import GroundOperator
 from nesyworld.hybrid.recovery import Recovery, RecoveryOutcome, RecoverySettings
 from nesyworld.hybrid.recovery_env import RecoveryConfig, RecoveryEnv
+from nesyworld.hybrid.rl_agents import RLAgent, RLConfig, TransferRLAgent
 from nesyworld.hybrid.runner import EpisodeResult, run_episode, summarize
+from nesyworld.hybrid.shaping import PlanShapedReward, ShapingConfig
 
 __all__ = [
     "Agent",
@@ -18,14 +20,19 @@ __all__ = [
     "HybridAgent",
     "LearnedOperator",
     "OperatorFailure",
+    "PlanShapedReward",
     "PlanningAgent",
     "PlanningConfig",
+    "RLAgent",
+    "RLConfig",
     "RandomAgent",
     "Recovery",
     "RecoveryConfig",
     "RecoveryEnv",
     "RecoveryOutcome",
     "RecoverySettings",
+    "ShapingConfig",
+    "TransferRLAgent",
     "check_effects",
     "run_episode",
     "summarize",
