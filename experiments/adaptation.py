@@ -64,7 +64,8 @@ class AdaptationResult:
 
 def adapt_and_evaluate(env: Any, agent: Any, *, seed: int = 0, max_episodes: int = 30,
                        window: int = 10, eval_episodes: int = 20,
-                       before_evaluation: Callable[[], None] | None = None
+                       before_evaluation: Callable[[], None] | None = None,
+                       on_episode: Callable[[int, EpisodeResult], None] | None = None
                        ) -> AdaptationResult:
     """Adapt `agent` (a HybridAgent, or any agent with `learning` and `recoveries`) on `env`,
     then evaluate it frozen. `env` should already carry the novelty.
@@ -83,6 +84,8 @@ def adapt_and_evaluate(env: Any, agent: Any, *, seed: int = 0, max_episodes: int
         learned_before = len(getattr(agent, "recoveries", []))
         result = run_episode(env, agent, seed + k)
         done.append(result)
+        if on_episode is not None:
+            on_episode(k, result)
         quiet = len(getattr(agent, "recoveries", [])) == learned_before
         streak = streak + 1 if result.success and quiet else 0
         if streak >= window:

@@ -180,6 +180,24 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any) -> int:
 
     episodes = 20 if args.episodes is None else args.episodes
     agent = make_agent(args, env, verbose=not args.json)
+    detail = {"all": True}  # every event in the first episode; after it, what matters
+    shown = agent.on_event
+
+    def on_event(event: Any) -> None:
+        if detail["all"] or event.kind in ("failure", "recovery", "learning", "learned",
+                                           "recovery_failed", "novelty"):
+            shown(event)
+
+    def on_episode(k: int, result: Any) -> None:
+        detail["all"] = False
+        if not args.json:
+            console.print(f"[bold]adaptation episode {k + 1}[/bold]: "
+                          f"{'success' if result.success else 'failure'} in {result.steps} "
+                          f"steps, {len(result.failures)} operator failures", highlight=False)
+
+    if shown is not None:
+        agent.on_event = on_event
+
     def quiet() -> None:
         agent.on_event = None
         if not args.json:
@@ -187,7 +205,8 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any) -> int:
                           "episodes[/bold]")
 
     result = adapt_and_evaluate(env, agent, seed=args.seed, max_episodes=args.adapt_episodes,
-                                eval_episodes=episodes, before_evaluation=quiet)
+                                eval_episodes=episodes, before_evaluation=quiet,
+                                on_episode=on_episode)
     if args.save:
         agent.save(args.save)
     summary = {"spec": env.unwrapped.world.spec.name, "agent": args.agent,
@@ -198,14 +217,20 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any) -> int:
         return 0
     table = Table(title=f"{args.agent} agent on {summary['spec']}"
                   + (f" + {', '.join(args.novelty)}" if args.novelty else ""))
-    for col in ("recoveries", "adapt episodes", "adapt steps", "learning steps",
-                "learning s", "post-novelty success", "mean steps"):
-        table.add_column(col)
-    table.add_row(str(len(result.recoveries)), str(len(result.adaptation_episodes)),
-                  str(result.adaptation_steps), str(result.learning_steps),
-                  f"{sum(r['wall_seconds'] for r in result.recoveries):.1f}",
-                  f"{result.post_novelty_success_rate:.2f} of {len(result.evaluation)}",
-                  f"{summary['post_novelty_mean_steps']:.1f}")
+    table.add_column("")
+    table.add_column("value", justify="right")
+    rows = [("recoveries (operators learned or fine-tuned)", str(len(result.recoveries))),
+            ("adaptation episodes", f"{len(result.adaptation_episodes)}"
+             + ("" if result.adapted else " (not converged)")),
+            ("adaptation env steps (all, incl. learning)", f"{result.adaptation_steps:,}"),
+            ("  of which learning", f"{result.learning_steps:,}"),
+            ("learning wall seconds",
+             f"{sum(r['wall_seconds'] for r in result.recoveries):.1f}"),
+            ("post-novelty success rate (frozen)",
+             f"{result.post_novelty_success_rate:.2f} of {len(result.evaluation)}"),
+            ("post-novelty mean steps", f"{summary['post_novelty_mean_steps']:.1f}")]
+    for label, value in rows:
+        table.add_row(label, value)
     console.print(table)
     if args.save:
         console.print(f"knowledge base and policies saved to {args.save}")
