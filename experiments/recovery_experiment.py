@@ -24,8 +24,12 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-PAPER_ADAPTATION_STEPS = {"axe": 71_040, "distance": 102_720, "fence": 69_120, "fire": 263_520}
-"""NovelGym table 2, RapidLearn+ (PPO+ICM) T_adapt (the paper calls Distance "Trader")."""
+PAPER_ADAPTATION_STEPS = {
+    "rapidlearn+": {"axe": 71_040, "distance": 102_720, "fence": 69_120, "fire": 263_520},
+    "rapidlearn": {"axe": 68_160, "distance": 96_480, "fence": 66_400, "fire": 252_000},
+}
+"""NovelGym table 2, T_adapt of RapidLearn+ (PPO+ICM) and RapidLearn (PPO), by novelty (the
+paper calls Distance "Trader")."""
 
 console = Console(stderr=True)
 
@@ -115,7 +119,7 @@ def summary_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     for (novelty, agent), rs in groups.items():
         steps = [float(r["adaptation_steps"]) for r in rs]
         success = [float(r["post_novelty_success_rate"]) for r in rs]
-        paper = PAPER_ADAPTATION_STEPS.get(novelty)
+        paper = PAPER_ADAPTATION_STEPS.get(agent, {}).get(novelty)
         rows.append({
             "novelty": novelty, "agent": agent, "seeds": len(rs),
             "adaptation_steps_median": statistics.median(steps),

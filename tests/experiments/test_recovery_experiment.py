@@ -76,5 +76,5 @@ def test_targets_are_a_quarter_of_the_paper() -> None:
     rows = summary_rows([{"config": {"novelty": "axe", "agent": "rapidlearn+"},
                           "adaptation_steps": 17_760, "post_novelty_success_rate": 1.0,
                           "recoveries": [{}], "wall_seconds": 1.0}])
-    assert rows[0]["target_steps"] == PAPER_ADAPTATION_STEPS["axe"] // 4
+    assert rows[0]["target_steps"] == PAPER_ADAPTATION_STEPS["rapidlearn+"]["axe"] // 4
     assert rows[0]["meets_target"] is True
