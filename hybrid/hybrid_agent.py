@@ -15,7 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from nesyworld.hybrid.agents import Event, PlanningAgent, PlanningConfig
+from nesyworld.hybrid.agents import Event, PlanningAgent, PlanningConfig, pre_novelty_actions
 from nesyworld.hybrid.learned_operator import LearnedOperator
 from nesyworld.hybrid.monitor import OperatorFailure
 from nesyworld.hybrid.recovery import Recovery, RecoveryOutcome, RecoverySettings
@@ -80,8 +80,11 @@ class HybridAgent(PlanningAgent):
         else:
             previous = None
             self.emit("recovery", f"learning to recover from: {failure}")
-        recovery = Recovery(self.kb, self.settings, tuple(sorted(self.known_actions)),
-                            self.novelty, self._on_epoch)
+        # "new since the novelty" is against the knowledge base's world, not what the agent
+        # has seen (known_actions grows as novelties are detected)
+        before = pre_novelty_actions(self.kb, self.world)
+        recovery = Recovery(self.kb, self.settings, before, self.novelty, self._on_epoch,
+                            self.planner)
         outcome = recovery.learn(self.world, failure, previous)
         self.recoveries.append(outcome)
         if outcome.operator is None:

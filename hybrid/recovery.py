@@ -25,7 +25,7 @@ from nesyworld.hybrid.recovery_env import RecoveryConfig, recovery_env_factory
 from nesyworld.hybrid.recovery_starts import sample_failure_starts
 from nesyworld.learning import EpochRecord, ICMConfig, PPOConfig, TrainConfig, TrainResult, train
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
-from nesyworld.symbolic.planners import Planner
+from nesyworld.symbolic.planners import PlanCache, Planner
 from nesyworld.world import World
 
 
@@ -114,8 +114,12 @@ class Recovery:
 
     def __init__(self, kb: KnowledgeBase, settings: RecoverySettings = RecoverySettings(),
                  known_actions: Collection[str] | None = None, novelty: str = "",
-                 on_epoch: Callable[[EpochRecord], bool | None] | None = None) -> None:
+                 on_epoch: Callable[[EpochRecord], bool | None] | None = None,
+                 planner: Planner | None = None) -> None:
         self.kb = kb
+        # the agent's own planner (and its cache) when given: the states repeat
+        self.planner = planner if planner is not None else Planner(
+            settings.env.planner, timeout=settings.env.planner_timeout, cache=PlanCache())
         self.settings = settings
         self.known_actions = tuple(known_actions) if known_actions is not None else None
         self.novelty = novelty
@@ -136,7 +140,7 @@ class Recovery:
         if previous is None and s.extra_maps > 0:
             sampled = sample_failure_starts(
                 world.spec, self.kb, failure, self._map_seeds(s.train.seed, failure, s.extra_maps),
-                planner=Planner(s.env.planner, timeout=s.env.planner_timeout))
+                planner=self.planner)
             extra, sampling_steps = sampled.failures, sampled.env_steps
         if previous is not None:
             kwargs["action_names"] = previous.action_names
@@ -176,8 +180,7 @@ class Recovery:
 
     def plan_uses(self, learned: LearnedOperator, failure: OperatorFailure) -> bool:
         """Does a fresh plan from the failure state use the learned operator?"""
-        planner = Planner(self.settings.env.planner, timeout=self.settings.env.planner_timeout)
-        result = planner.plan(self.kb.derivation(failure.before))
+        result = self.planner.plan(self.kb.derivation(failure.before))
         return result.ok and learned.name in {step.operator for step in result.steps}
 
     @staticmethod
