@@ -1,0 +1,62 @@
+"""The evaluation protocol's four phases on real agents, with tiny budgets."""
+
+from __future__ import annotations
+
+import math
+
+from nesyworld.experiments.protocol import run_protocol
+from nesyworld.experiments.run_spec import ProtocolConfig, RunSpec
+
+TINY = ProtocolConfig(pre_steps=200, post_steps=400, epoch_steps=100, eval_episodes=2,
+                      post_eval_episodes=3, eta=2, max_episode_steps=60)
+
+
+def run(agent: str, novelty: str, protocol: ProtocolConfig = TINY) -> dict:
+    record = run_protocol(RunSpec(agent, "pogostick", novelty, 0, protocol))
+    assert record["status"] == "ok", record["error"]
+    return record
+
+
+def test_planning_agent_converges_before_and_fails_after_axe() -> None:
+    record = run("planning", "axe")
+    pre = [c for c in record["curve"] if c["phase"] == "pre"]
+    post = [c for c in record["curve"] if c["phase"] == "post"]
+    assert len(pre) == TINY.eta and all(c["success_rate"] == 1.0 for c in pre)
+    assert pre[-1]["converged"] and not pre[0]["converged"]
+    assert post[0]["epoch"] == 0 and post[0]["success_rate"] == 0.0  # immediate impact
+    assert not any(c["converged"] for c in post)  # it cannot learn: never adapts
+    assert post[-1]["episodes"] == TINY.post_eval_episodes
+    assert record["novelty"]["env_steps"] == pre[-1]["env_steps"]
+    steps = [c["env_steps"] for c in record["curve"]]
+    assert steps == sorted(steps)
+    assert math.isnan(post[0]["mean_steps"]) and pre[0]["mean_steps"] >= 14
+    whats = {d["what"] for d in record["detections"]}
+    assert "new entity type 'axe'" in whats
+    assert all(d["correct"] and d["env_steps"] >= record["novelty"]["env_steps"]
+               for d in record["detections"])
+
+
+def test_hybrid_agent_on_chest_needs_no_adaptation() -> None:
+    record = run("rapidlearn+", "chest")
+    post = [c for c in record["curve"] if c["phase"] == "post"]
+    assert all(c["success_rate"] == 1.0 for c in post)
+    assert post[-1]["converged"]
+    # no failure, so nothing was learned: env steps are the task episodes' own actions
+    assert all(c["env_steps"] == c["actions"] for c in record["curve"])
+
+
+def test_transfer_rl_trains_on_both_sides_of_the_novelty() -> None:
+    record = run("transfer_rl", "axe", ProtocolConfig(
+        pre_steps=200, post_steps=200, epoch_steps=200, eval_episodes=1, post_eval_episodes=1,
+        eta=5, max_episode_steps=30))
+    pre = [c for c in record["curve"] if c["phase"] == "pre"]
+    post = [c for c in record["curve"] if c["phase"] == "post"]
+    assert pre[-1]["env_steps"] == 200 and pre[-1]["actions"] == 0  # trainer's steps
+    assert post[-2]["env_steps"] == 400  # one adaptation epoch after the injection
+    assert record["detections"] == []  # RL agents report no novelty
+
+
+def test_an_unknown_agent_is_an_error_record() -> None:
+    record = run_protocol(RunSpec("nobody", "pogostick", "axe", 0, TINY))
+    assert record["status"] == "error" and "unknown agent 'nobody'" in record["error"]
+    assert record["curve"] == []
