@@ -42,6 +42,10 @@ from nesyworld.world.spec_loader import load_spec
 # Action classes (their registered names) that are always offered: the agent's own body and
 # the generic interactions, which any fix may need.
 PRIMITIVE_KINDS = ("move", "rotate", "break", "collect", "use", "place", "nop")
+SHARED_PLAN_CACHE = PlanCache()
+"""One cache for every recovery env of a process: a vector env's copies, the evaluation envs
+and the checker all ask about the same states (keys include the domain, so knowledge bases
+with different operators never share an answer)."""
 # Types never treated as "objects of the failed operator" (they are everywhere).
 IGNORED_TYPES = frozenset({AIR, "agent"})
 
@@ -174,7 +178,7 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
         self.goal = dict(goal if goal is not None else kb.derivation().goal)
         self.relevant = relevant_counts(kb)
         self.planner = planner if planner is not None else Planner(
-            config.planner, timeout=config.planner_timeout, cache=PlanCache())
+            config.planner, timeout=config.planner_timeout, cache=SHARED_PLAN_CACHE)
         self.world = World(self.world_spec)
         self.world.restore(snapshot)
         known_a = set(known_actions) if known_actions is not None else set(
@@ -221,6 +225,9 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
             self._tails[key] = any(self._tail_reaches_goal(z, tail)
                                    for tail in self._suffix_tails(failure))
         return self._tails[key]
+
+    def _jumped(self, z: SymbolicState) -> bool:
+        return self._tails.get((z, id(self.starts[self._start][1])), False)
 
     def _suffix_tails(self, failure: OperatorFailure) -> list[list[GroundOperator]]:
         schemas = {e.operator.name: e.operator for e in self.kb}
@@ -284,7 +291,8 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
         if z != self._z:
             self._z = z
             if self.meets_target(z):
-                verdict = self.plannable(z)
+                # a tail of the plan runs from z without the failed operator: that is a plan
+                verdict = True if self._jumped(z) else self.plannable(z)
                 extra["plannable"] = verdict
                 if verdict is True:
                     reward, terminated, success = self.config.success_reward, True, True

@@ -22,8 +22,9 @@ from unified_planning.engines import PlanGenerationResultStatus as Status
 from unified_planning.model import Problem
 
 from nesyworld.symbolic.abstraction import SymbolicState
-from nesyworld.symbolic.derive import Derivation
+from nesyworld.symbolic.derive import Derivation, count_thresholds
 from nesyworld.symbolic.problems import classical_problem, numeric_problem
+from nesyworld.world.semantics import INVENTORY, WORLD
 
 Form = Literal["classical", "numeric"]
 
@@ -219,6 +220,7 @@ class Planner:
         self.cache = cache if cache is not None else PlanCache()
         self._solve = solve
         self.calls = 0
+        self._compared: dict[int, set[tuple[str, str]]] = {}
         self.seconds = 0.0
 
     def __enter__(self) -> Planner:
@@ -235,7 +237,8 @@ class Planner:
     ) -> PlanResult:
         state = state if state is not None else d.initial
         goal_items = tuple(sorted((goal if goal is not None else d.goal).items()))
-        key = (self.info.name, d.domain_key(), state, goal_items)
+        key = (self.info.name, d.domain_key(), self._compared_only(d, state, goal_items),
+               goal_items)
         cached = self.cache.get(key)
         if cached is not None:
             return PlanResult(
@@ -255,6 +258,24 @@ class Planner:
         self.seconds += result.seconds
         self.cache.put(key, result)
         return result
+
+    def _compared_only(self, d: Derivation, state: SymbolicState,
+                       goal_items: tuple[tuple[str, int], ...]) -> SymbolicState:
+        """The state as the cache sees it: counts that no precondition and no goal compares
+        set to 0. They cannot change a plan (effects may move them, nothing reads them), and
+        learning visits many states that differ only there (fences broken on the way), so
+        without this each was a planner call of its own."""
+        compared = self._compared.get(d.domain_key())
+        if compared is None:
+            compared = set(count_thresholds(d.operators))
+            self._compared[d.domain_key()] = compared
+        goal = {item for item, _ in goal_items}
+        world = tuple(v if (WORLD, n) in compared else 0
+                      for n, v in zip(state.names, state.world, strict=True))
+        inventory = tuple(v if (INVENTORY, n) in compared or n in goal else 0
+                          for n, v in zip(state.names, state.inventory, strict=True))
+        return SymbolicState(state.names, state.facing, state.holding, world, inventory,
+                             state.props)
 
     def solve(self, problem: Problem) -> PlanResult:
         """Plan any unified-planning problem (one read from PDDL, say), without the cache."""

@@ -1,0 +1,187 @@
+"""Reports on a few synthetic records: table 2 means, the CSV, the figure 4 PNGs, the paper's
+table shipped as data, and the comparison with it."""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+from rich.console import Console
+
+from nesyworld.experiments.report import (
+    _mean_curve,
+    load_paper_table2,
+    paper_comparison,
+    plot_curves,
+    print_table2,
+    read_records,
+    table2_markdown,
+    table2_rows,
+    write_csv,
+    write_report,
+)
+
+INJECT = 10_000
+
+
+def make_record(agent: str, novelty: str, seed: int, *, s_immediate: float = 0.0,
+                adapt_after: int | None = 2000, s_post: float = 0.95, t_post: float = 50.0,
+                status: str = "ok") -> dict[str, Any]:
+    """Pre: three epochs up to S=1 at the injection (t=40). Post: the immediate point, epochs
+    of 1000 steps, converged `adapt_after` steps after the injection (never when None)."""
+    def pt(phase: str, epoch: int, steps: int, rate: float, mean: float = 40.0,
+           converged: bool = False) -> dict[str, Any]:
+        return {"phase": phase, "epoch": epoch, "env_steps": steps, "actions": steps // 2,
+                "cpu_seconds": steps / 1000, "success_rate": rate, "mean_steps": mean,
+                "episodes": 10, "converged": converged}
+
+    curve = [pt("pre", 1, INJECT - 2000, 0.5), pt("pre", 2, INJECT - 1000, 0.9),
+             pt("pre", 3, INJECT, 1.0, converged=True), pt("post", 0, INJECT, s_immediate)]
+    end = adapt_after or 3000
+    for epoch, steps in enumerate(range(1000, end + 1, 1000), start=1):
+        done = adapt_after is not None and steps == adapt_after
+        curve.append(pt("post", epoch, INJECT + steps, 1.0 if done else s_immediate,
+                        converged=done))
+    curve.append(pt("post", len(curve), INJECT + end, s_post, t_post,
+                    converged=adapt_after is not None))
+    spec = {"agent": agent, "domain": "pogostick", "novelty": novelty, "seed": seed,
+            "protocol": {"pre_steps": 10_000, "post_steps": 3000}}
+    record = {"key": f"{agent}/pogostick/{novelty}/{seed}", "spec": spec, "status": status,
+              "error": "", "wall_seconds": 1.0, "curve": curve, "detections": [],
+              "novelty": {"env_steps": INJECT, "actions": INJECT // 2, "cpu_seconds": 10.0}}
+    if status != "ok":
+        record.update(curve=[], error="Traceback...\nRuntimeError: planner died")
+        del record["novelty"]
+    return record
+
+
+@pytest.fixture
+def records() -> list[dict[str, Any]]:
+    axe = [make_record("rapidlearn+", "axe", s, adapt_after=a, s_post=p, t_post=t)
+           for s, (a, p, t) in enumerate([(1000, 1.0, 50.0), (2000, 0.9, 60.0),
+                                          (3000, 0.8, 70.0), (None, 0.2, 80.0)])]
+    chest = [make_record("transfer_rl", "chest", s, s_immediate=1.0, t_post=36.0)
+             for s in range(2)]
+    planning = [make_record("planning", "axe", 0, adapt_after=None, s_post=0.0)]
+    failed = [make_record("rapidlearn+", "axe", 9, status="error")]
+    return axe + chest + planning + failed
+
+
+def test_table2_rows_mean_std_and_adapted_counts(records: list[dict[str, Any]]) -> None:
+    rows = {(r.novelty, r.agent): r for r in table2_rows(records)}
+    assert list(rows) == [("axe", "rapidlearn+"), ("axe", "planning"),
+                          ("chest", "transfer_rl")]  # the paper's order, failed run left out
+    axe = rows[("axe", "rapidlearn+")]
+    assert axe.seeds == 4 and (axe.adapted, axe.not_adapted, axe.not_needed) == (3, 1, 0)
+    # T_adapt over the three adapted seeds only: 1000, 2000, 3000
+    assert axe.t_adapt_env_steps.mean == pytest.approx(2000)
+    assert axe.t_adapt_env_steps.std == pytest.approx(np.std([1000, 2000, 3000]))
+    assert axe.t_adapt_env_steps.n == 3 and axe.adapted_text == "3/4"
+    assert axe.s_post.mean == pytest.approx(0.725)
+    assert axe.s_post.std == pytest.approx(np.std([1.0, 0.9, 0.8, 0.2]))
+    assert axe.delta_t.mean == pytest.approx(65 - 40)
+    assert (axe.i_novelty.mean, axe.i_novelty.std) == (1.0, 0.0)
+    chest = rows[("chest", "transfer_rl")]
+    assert chest.t_adapt_text == "not needed" and chest.t_adapt_env_steps is None
+    assert chest.adapted_text == "–" and chest.delta_t.mean == pytest.approx(-4.0)
+    assert rows[("axe", "planning")].t_adapt_text == "not adapted"
+
+
+def test_table_printers_show_the_paper_layout(records: list[dict[str, Any]]) -> None:
+    rows = table2_rows(records)
+    console = Console(record=True, width=220)
+    print_table2(rows, console)
+    text = console.export_text()
+    assert "2000 ± 816" in text and "not needed" in text and "not adapted" in text
+    markdown = table2_markdown(rows)
+    lines = markdown.strip().splitlines()
+    assert len(lines) == 2 + len(rows)
+    assert lines[2].startswith("| axe | rapidlearn+ | 4 | 1.00 ± 0.00 | 1.00 ± 0.00 |")
+    assert lines[3].startswith("|  | planning |")  # novelty named once per block
+
+
+def test_csv_has_one_row_a_run_with_every_metric(records: list[dict[str, Any]],
+                                                 tmp_path: Path) -> None:
+    path = write_csv(records, tmp_path / "out" / "metrics.csv")
+    rows = list(csv.DictReader(io.StringIO(path.read_text())))
+    assert len(rows) == len(records)
+    assert {r["key"] for r in rows} == {r["key"] for r in records}
+    by_key = {r["key"]: r for r in rows}
+    adapted = by_key["rapidlearn+/pogostick/axe/1"]
+    assert (adapted["adaptation"], adapted["t_adapt_env_steps"]) == ("adapted", "2000")
+    assert adapted["t_adapt_actions"] == "1000" and float(adapted["s_post"]) == 0.9
+    stuck = by_key["rapidlearn+/pogostick/axe/3"]
+    assert (stuck["adaptation"], stuck["t_adapt_env_steps"]) == ("not adapted", "")
+    failed = by_key["rapidlearn+/pogostick/axe/9"]
+    assert failed["status"] == "error" and failed["error"] == "RuntimeError: planner died"
+    assert failed["s_pre"] == "" and failed["seed"] == "9"
+
+
+def test_plot_curves_writes_one_valid_png_per_novelty(records: list[dict[str, Any]],
+                                                      tmp_path: Path) -> None:
+    paths = plot_curves(records, tmp_path)
+    assert [p.name for p in paths] == ["figure4_axe.png", "figure4_chest.png"]
+    for path in paths:
+        with Image.open(path) as image:
+            assert image.format == "PNG" and image.size[0] > 300 and image.size[1] > 200
+            assert len(set(np.asarray(image.convert("L")).ravel().tolist())) > 10  # drawn
+
+
+def test_mean_curve_holds_finished_seeds_at_their_last_value() -> None:
+    early, late = make_record("rl", "axe", 0, adapt_after=1000), make_record("rl", "axe", 1)
+    x, mean, std = _mean_curve([early, late], "post", 0, 3000)
+    assert x.tolist() == [0, 1000, 2000]
+    # early: 0, then (1.0 + 0.95) / 2 at 1000 (the converged point and the final evaluation
+    # share the step), held at 2000; late: 0, 0, then the same average at 2000
+    assert mean.tolist() == pytest.approx([0.0, 0.4875, 0.975])
+    assert std.tolist() == pytest.approx([0.0, 0.4875, 0.0])
+
+
+def test_paper_table2_ships_every_novelty_and_agent() -> None:
+    paper = load_paper_table2()
+    novelties = ("axe", "chest", "distance", "fence", "fire")
+    agents = ("rapidlearn+", "rapidlearn", "transfer_rl+icm", "transfer_rl")
+    assert sorted((p.novelty, p.agent) for p in paper) == sorted(
+        itertools.product(novelties, agents))
+    rows = {(p.novelty, p.agent): p for p in paper}
+    fire = rows[("fire", "transfer_rl")]
+    assert (fire.t_adapt.mean, fire.t_adapt.std, fire.delta_t.mean) == (127200, 37932, 103.3)
+    assert rows[("distance", "rapidlearn")].paper_novelty == "Trader"
+    assert rows[("axe", "transfer_rl+icm")].paper_agent == "Transfer RL (PPO)+ICM"
+    hybrid_chest = rows[("chest", "rapidlearn+")]
+    assert hybrid_chest.s_pre.mean == 1 and hybrid_chest.t_adapt is None
+    assert all("table 2" in p.source for p in paper)
+
+
+def test_paper_comparison_sets_ours_beside_the_paper(records: list[dict[str, Any]]) -> None:
+    comparisons = paper_comparison(table2_rows(records))
+    assert {(c.novelty, c.agent) for c in comparisons} == {("axe", "rapidlearn+"),
+                                                           ("chest", "transfer_rl")}
+    t_adapt = next(c for c in comparisons if c.agent == "rapidlearn+" and "T_adapt" in c.metric)
+    assert (t_adapt.ours, t_adapt.paper) == ("2000 ± 816", "71040 ± 17413")
+    assert t_adapt.ratio == pytest.approx(2000 / 71040) and "3/4" in t_adapt.note
+    chest = next(c for c in comparisons if c.agent == "transfer_rl" and "T_adapt" in c.metric)
+    assert (chest.ours, chest.paper, chest.ratio, chest.note) == ("not needed", "24000 ± 0",
+                                                                  None, "")
+    impact = next(c for c in comparisons if c.agent == "transfer_rl" and "I_nov" in c.metric)
+    assert impact.paper == "0.01 ± 0.009"  # the paper's figures as printed, not rounded
+
+
+def test_write_report_and_read_records(records: list[dict[str, Any]], tmp_path: Path) -> None:
+    results = tmp_path / "runs.jsonl"
+    retried = dict(records[-1], status="ok")  # a failed run that a resume redid (still bad)
+    results.write_text("\n".join(json.dumps(r) for r in [*records, retried]) + "\n")
+    loaded = read_records(results)
+    assert len(loaded) == len(records) and loaded[-1]["status"] == "ok"
+    paths = write_report(loaded, tmp_path / "report")
+    assert set(paths) == {"csv", "markdown", "figure4_axe", "figure4_chest"}
+    assert all(p.exists() and p.stat().st_size > 0 for p in paths.values())
+    text = paths["markdown"].read_text()
+    assert "71040 ± 17413" in text and "2000 ± 816" in text and '"post_steps": 3000' in text
