@@ -189,6 +189,10 @@ def train(
     old_threads = torch.get_num_threads()
     if config.torch_threads is not None:
         torch.set_num_threads(config.torch_threads)
+    # torch.distributions checks every sample and parameter by default; on these tiny
+    # networks that check was a visible share of the PPO update (seen with py-spy)
+    old_validate = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(False)
 
     # The spaces come from a probe env made here (never reset or stepped): tianshou's
     # `get_env_attr` reads `env.unwrapped`, which misses any wrapper that changes the spaces.
@@ -214,6 +218,7 @@ def train(
             venv.close()
         if config.torch_threads is not None:
             torch.set_num_threads(old_threads)
+        torch.distributions.Distribution.set_default_validate_args(old_validate)
     result.prior_env_steps = 0 if init is None else init.env_steps
     return result
 
