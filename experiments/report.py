@@ -14,7 +14,6 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from rich.console import Console
 from rich.table import Table
 
 from nesyworld.experiments.metrics import Adaptation, MetricsError, RunMetrics, metrics_of
+from nesyworld.experiments.runner import latest_records, load_records
 
 NOVELTY_ORDER = ("axe", "chest", "distance", "fence", "fire")
 """Table 2's order (the paper's "Trader" novelty is our "distance")."""
@@ -295,6 +295,12 @@ def plot_curves(records: Iterable[Mapping[str, Any]], out_dir: str | Path) -> li
                 if curve is None:
                     continue
                 x, mean, std = curve
+                # the known level before the first point (pre) and after the last (post):
+                # a planning agent's few pre-novelty steps would otherwise be a dot at 0
+                if phase == "pre" and x[0] > lo:
+                    x, mean, std = (np.r_[lo, x], np.r_[mean[0], mean], np.r_[std[0], std])
+                if phase == "post" and x[-1] < hi:
+                    x, mean, std = (np.r_[x, hi], np.r_[mean, mean[-1]], np.r_[std, std[-1]])
                 ax.plot(x, mean, color=f"C{i}", marker="o", markersize=2.5, label=label)
                 ax.fill_between(x, np.clip(mean - std, 0, 1), np.clip(mean + std, 0, 1),
                                 color=f"C{i}", alpha=0.2, linewidth=0)
@@ -315,105 +321,10 @@ def plot_curves(records: Iterable[Mapping[str, Any]], out_dir: str | Path) -> li
     return paths
 
 
-@dataclass(frozen=True)
-class PaperRow:
-    """One line of the paper's table 2; None where the paper prints "–" (not a novelty for
-    that agent). T_adapt is in env steps."""
-
-    novelty: str
-    agent: str
-    paper_novelty: str
-    paper_agent: str
-    s_pre: Stat | None
-    i_novelty: Stat | None
-    t_adapt: Stat | None
-    s_post: Stat | None
-    delta_t: Stat | None
-    source: str
-
-
-def load_paper_table2(path: str | Path | None = None) -> list[PaperRow]:
-    """The paper's table 2 as shipped in experiments/data (10 seeds a line)."""
-    resource = (Path(path) if path is not None
-                else files("nesyworld.experiments").joinpath("data", "novelgym_table2.csv"))
-    rows = []
-    for line in csv.DictReader(resource.read_text().splitlines()):
-        stats = {m: None if line[f"{m}_mean"] == "" else
-                 Stat(float(line[f"{m}_mean"]), float(line[f"{m}_std"]), 10)
-                 for m in PAPER_METRICS}
-        rows.append(PaperRow(line["novelty"], line["agent"], line["paper_novelty"],
-                             line["paper_agent"], source=line["source"], **stats))
-    return rows
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """One metric of one (novelty, agent), ours beside the paper's."""
-
-    novelty: str
-    agent: str
-    metric: str
-    ours: str
-    paper: str
-    ratio: float | None
-    """ours / paper, for T_adapt only: how much more (or less) adaptation we needed."""
-    note: str
-
-
-def paper_comparison(rows: Sequence[Table2Row], paper: Sequence[PaperRow] | None = None
-                     ) -> list[Comparison]:
-    """Our table 2 rows beside the paper's, metric by metric, for the (novelty, agent) pairs
-    that the paper has; pairs it lacks (the planning agent, other novelties) are left out."""
-    lookup = {(p.novelty, p.agent): p for p in (load_paper_table2() if paper is None else paper)}
-    out = []
-    for r in rows:
-        p = lookup.get((r.novelty, r.agent))
-        if p is None:
-            continue
-        ours = {"s_pre": r.s_pre, "i_novelty": r.i_novelty, "t_adapt": r.t_adapt_env_steps,
-                "s_post": r.s_post, "delta_t": r.delta_t}
-        for metric in PAPER_METRICS:
-            mine, theirs = ours[metric], getattr(p, metric)
-            text, ratio, note = _fmt(mine, _DIGITS[metric]), None, ""
-            if metric == "t_adapt":
-                text = r.t_adapt_text
-                note = "" if r.adapted_text == "–" else f"adapted {r.adapted_text}"
-                if mine is not None and theirs is not None and theirs.mean:
-                    ratio = mine.mean / theirs.mean
-            out.append(Comparison(r.novelty, r.agent, _LABELS[metric], text,
-                                  "–" if theirs is None else theirs.format(),
-                                  ratio, note))
-    return out
-
-
-def _comparison_cells(comparisons: Sequence[Comparison]) -> tuple[list[str], list[list[str]]]:
-    headers = ["Novelty", "Agent", "Metric", "Ours", "Paper", "Ours/paper", "Note"]
-    cells = [[c.novelty, c.agent, c.metric, c.ours, c.paper,
-              "" if c.ratio is None else f"{c.ratio:.2f}", c.note] for c in comparisons]
-    return headers, cells
-
-
-def comparison_table(comparisons: Sequence[Comparison]) -> Table:
-    headers, cells = _comparison_cells(comparisons)
-    table = Table(*headers, title=f"Ours beside the paper ({PAPER_SOURCE})")
-    for row in cells:
-        table.add_row(*row)
-    return table
-
-
-def comparison_markdown(comparisons: Sequence[Comparison]) -> str:
-    return _markdown(*_comparison_cells(comparisons))
-
-
 def read_records(path: str | Path) -> list[dict[str, Any]]:
-    """Records of a JSON-lines results file; when a key repeats (a failed run retried on
-    resume), the last record wins."""
-    by_key: dict[str, dict[str, Any]] = {}
-    for line in Path(path).read_text().splitlines():
-        if line.strip():
-            record = json.loads(line)
-            by_key[record.get("key", str(len(by_key)))] = record
-    return list(by_key.values())
+    """The records that count in a results file (the runner's rule: per run, the last ok
+    record, else its last error)."""
+    return list(latest_records(load_records(Path(path))).values())
 
 
 def _budgets(records: Sequence[Mapping[str, Any]]) -> str:
@@ -427,6 +338,8 @@ def write_report(records: Sequence[Mapping[str, Any]], out_dir: str | Path,
                  impact_tolerance: float = 0.0) -> dict[str, Path]:
     """Write metrics.csv, report.md (table 2, comparison with the paper, budgets) and the
     figure 4 PNGs; return their paths by name ("csv", "markdown", "figure4_<novelty>")."""
+    from nesyworld.experiments.paper_table2 import comparison_markdown, paper_comparison
+
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = table2_rows(records, impact_tolerance)

@@ -15,10 +15,9 @@ import pytest
 from PIL import Image
 from rich.console import Console
 
+from nesyworld.experiments.paper_table2 import load_paper_table2, paper_comparison
 from nesyworld.experiments.report import (
     _mean_curve,
-    load_paper_table2,
-    paper_comparison,
     plot_curves,
     print_table2,
     read_records,
