@@ -60,6 +60,7 @@ class HybridAgent(PlanningAgent):
         self.novelty = novelty
         self.learning = learning
         self.recoveries: list[RecoveryOutcome] = []
+        self._gave_up: dict[str, int] = {}  # failed recoveries by operator name
 
     @property
     def adaptation_env_steps(self) -> int:
@@ -74,7 +75,10 @@ class HybridAgent(PlanningAgent):
     def on_failure(self, failure: OperatorFailure) -> Iterator[str]:
         if not self.learning:
             return iter(())
-        previous = self.learned.get(failure.operator.name)
+        name = failure.operator.name
+        if self._gave_up.get(name, 0) >= self.settings.attempts:
+            return iter(())  # learning this one failed before: replan around it instead
+        previous = self.learned.get(name)
         if isinstance(previous, LearnedOperator):
             self.emit("recovery", f"fine-tuning {previous.name} after: {failure}")
         else:
@@ -88,6 +92,7 @@ class HybridAgent(PlanningAgent):
         outcome = recovery.learn(self.world, failure, previous)
         self.recoveries.append(outcome)
         if outcome.operator is None:
+            self._gave_up[name] = self._gave_up.get(name, 0) + 1
             self.emit("recovery_failed", f"no operator learned in {outcome.env_steps} "
                       f"steps: {outcome.error}", **outcome.summary())
             return iter(())

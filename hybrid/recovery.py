@@ -59,6 +59,9 @@ class RecoverySettings:
     """Fresh maps on which the planning agent is run to meet the same failure again, each
     a further start of the recovery env (see recovery_starts.py); 0 learns from the one
     failure only. Their env steps count as adaptation."""
+    attempts: int = 2
+    """Recoveries of one operator that may end without an operator before the agent stops
+    trying to learn it (and only replans around it): each costs the whole step budget."""
     finetune_lr: float = 1e-4
     """Learning rate when fine-tuning a learned operator that failed (lower than a fresh
     run's, so the policy adapts without forgetting)."""
