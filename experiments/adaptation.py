@@ -62,8 +62,8 @@ class AdaptationResult:
                 for r in rs]
 
 
-def adapt_and_evaluate(env: Any, agent: Any, *, seed: int = 0, max_episodes: int = 30,
-                       window: int = 10, eval_episodes: int = 20,
+def adapt_and_evaluate(env: Any, agent: Any, *, seed: int = 0, max_episodes: int = 60,
+                       window: int = 20, eval_episodes: int = 20,
                        before_evaluation: Callable[[], None] | None = None,
                        on_episode: Callable[[int, EpisodeResult], None] | None = None
                        ) -> AdaptationResult:

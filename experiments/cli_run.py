@@ -32,8 +32,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--episodes", type=int, default=None,
                    help="episodes to run (default 1); for a hybrid agent, the frozen "
                         "evaluation episodes after adaptation (default 20)")
-    p.add_argument("--adapt-episodes", type=int, default=30, metavar="N",
-                   help="hybrid agent: at most N learning episodes, until 10 in a row succeed "
+    p.add_argument("--adapt-episodes", type=int, default=60, metavar="N",
+                   help="hybrid agent: at most N learning episodes, until 20 in a row succeed "
                         "without learning anything new")
     p.add_argument("--budget", type=int, default=None, metavar="STEPS",
                    help="hybrid agent: training env steps allowed per recovery (default "

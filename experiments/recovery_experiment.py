@@ -44,7 +44,7 @@ class RunConfig:
     agent: str = "rapidlearn+"
     step_budget: int = 60_000
     eval_episodes: int = 20
-    max_episodes: int = 30
+    max_episodes: int = 60
 
     @property
     def key(self) -> str:

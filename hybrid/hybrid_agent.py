@@ -61,6 +61,7 @@ class HybridAgent(PlanningAgent):
         self.learning = learning
         self.recoveries: list[RecoveryOutcome] = []
         self._gave_up: dict[str, int] = {}  # failed recoveries by operator name
+        self._failures_seen: dict[str, int] = {}  # failures by operator name, all episodes
 
     @property
     def adaptation_env_steps(self) -> int:
@@ -76,6 +77,11 @@ class HybridAgent(PlanningAgent):
         if not self.learning:
             return iter(())
         name = failure.operator.name
+        self._failures_seen[name] = self._failures_seen.get(name, 0) + 1
+        if self._failures_seen[name] < self.settings.confirmations:
+            self.emit("recovery", f"{name} failed; replanning first (it is learned from "
+                      f"when it fails {self.settings.confirmations} times)")
+            return iter(())
         if self._gave_up.get(name, 0) >= self.settings.attempts:
             return iter(())  # learning this one failed before: replan around it instead
         previous = self.learned.get(name)

@@ -55,10 +55,15 @@ class RecoverySettings:
     min_success_rate: float = 0.9
     """Rollout success rate below which no operator is made (the planner could not rely on
     it); the failure is then left to the planning agent's retries."""
-    extra_maps: int = 8
+    extra_maps: int = 16
     """Fresh maps on which the planning agent is run to meet the same failure again, each
     a further start of the recovery env (see recovery_starts.py); 0 learns from the one
     failure only. Their env steps count as adaptation."""
+    confirmations: int = 2
+    """Failures of an operator before it is learned from. A novelty breaks an operator every
+    time; a one-off mismatch (an NPC stepping into the cell just broken, so the agent faces
+    it rather than air) does not repeat, and the replan that follows the first failure is
+    cheap where a recovery costs thousands of steps."""
     attempts: int = 2
     """Recoveries of one operator that may end without an operator before the agent stops
     trying to learn it (and only replans around it): each costs the whole step budget."""

@@ -1,0 +1,144 @@
+"""How long the paper's table 2 grid takes at full scale on this machine: a measured
+extrapolation (the full grid is days of CPU, far over an hour).
+
+Measured here, in the same run, each as a rate: CartPole-v1 random steps/s (the reference,
+as in env_throughput), PPO training steps/s of the RL agent on pogostick, its acting steps/s
+in evaluation episodes, and the planning agent's steps/s. Recovery cost for the hybrid
+agents comes from a results file of the recovery experiment when given (its median wall time
+per novelty), else from one Axe recovery measured here. The model of a run then follows the
+`table2` config: pre-novelty training to the budget, evaluation every epoch, adaptation for
+the paper's T_adapt, and the final evaluation.
+
+    python -m nesyworld.experiments.benchmarks.table2_walltime --steps 2000 \\
+        [--recovery results/recovery.jsonl]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+
+from nesyworld.experiments.benchmarks.env_throughput import REFERENCE_ID, run
+from nesyworld.experiments.experiment_config import load_experiment
+from nesyworld.experiments.paper_table2 import load_paper_table2
+
+NOVELTIES = ("axe", "chest", "distance", "fence", "fire")
+
+
+def rl_rates(steps: int) -> dict[str, float]:
+    """PPO training steps/s (after a warm-up call that pays tianshou's compilation) and the
+    trained policy's acting steps/s in evaluation episodes."""
+    from nesyworld.hybrid import RLAgent, RLConfig, run_episode
+    from nesyworld.hybrid.rl_agents import PRE_NOVELTY_TRAIN
+    from nesyworld.world.envs import NesyGridEnv
+
+    config = RLConfig(train=PRE_NOVELTY_TRAIN.__class__(**{
+        **PRE_NOVELTY_TRAIN.__dict__, "progress": False, "eval_episodes": 1,
+        "max_episode_steps": 400, "epoch_length": steps}))
+    agent = RLAgent(NesyGridEnv("pogostick"), config=config)
+    agent.learn(steps=min(steps, 500))
+    t = time.perf_counter()
+    agent.learn(steps=steps)
+    train = steps / (time.perf_counter() - t)
+    env = NesyGridEnv("pogostick", render_mode=None)
+    t, acted = time.perf_counter(), 0
+    while acted < steps:
+        acted += run_episode(env, agent, seed=acted).steps
+    return {"train_steps_per_s": train, "act_steps_per_s": acted / (time.perf_counter() - t)}
+
+
+def planning_rate(episodes: int = 20) -> float:
+    from nesyworld.hybrid import PlanningAgent, run_episode
+    from nesyworld.world.envs import NesyGridEnv
+
+    env = NesyGridEnv("pogostick")
+    agent = PlanningAgent(env)
+    run_episode(env, agent, seed=0)  # warm the plan cache, as a long run would be
+    t = time.perf_counter()
+    steps = sum(run_episode(env, agent, seed=k).steps for k in range(1, episodes + 1))
+    return steps / (time.perf_counter() - t)
+
+
+def recovery_seconds(path: Path | None) -> dict[str, float]:
+    """Median wall seconds of a recovery run per novelty (0 for chest: nothing to learn)."""
+    out = {"chest": 0.0}
+    if path is not None and path.exists():
+        by: dict[str, list[float]] = {}
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            by.setdefault(r["config"]["novelty"], []).append(
+                float(r.get("adaptation_seconds", r["wall_seconds"])))
+        out.update({n: statistics.median(v) for n, v in by.items()})
+    missing = [n for n in NOVELTIES if n not in out]
+    if missing:
+        from nesyworld.experiments.recovery_experiment import RunConfig, run_one
+
+        axe = float(run_one(RunConfig(novelty="axe", eval_episodes=1))["adaptation_seconds"])
+        out.update({n: axe for n in missing})
+    return out
+
+
+def estimate(rates: dict[str, float], recovery: dict[str, float]) -> dict[str, Any]:
+    """Hours for the table2 config's grid with its budgets and the paper's T_adapt."""
+    config = load_experiment("table2")
+    p = config.protocol
+    paper = {(r.novelty, r.agent): r for r in load_paper_table2()}
+    epochs_pre = p.pre_steps // p.epoch_steps
+    eval_len_rl = p.max_episode_steps / 2  # evaluation episodes before convergence run long
+    eval_s_per_epoch_rl = p.eval_episodes * eval_len_rl / rates["act_steps_per_s"]
+    pre_s: dict[str, float] = {}
+    post_s: dict[str, float] = {}
+    for agent in config.agents:
+        pre_s[agent] = post_s[agent] = 0.0
+        for novelty in config.novelties:
+            row = paper.get((novelty, agent))
+            t_adapt = row.t_adapt.mean if row is not None and row.t_adapt else 0.0
+            if agent.startswith("transfer_rl"):
+                pre = (p.pre_steps / rates["train_steps_per_s"]
+                       + epochs_pre * eval_s_per_epoch_rl)
+                post = (t_adapt / rates["train_steps_per_s"]
+                        + (t_adapt / p.epoch_steps + 1) * eval_s_per_epoch_rl)
+            else:  # planning episodes of ~16 steps; recovery as measured
+                episode_s = 16 / rates["planning_steps_per_s"]
+                pre = p.eta * p.eval_episodes * episode_s
+                post = (recovery[novelty] + (p.eta + 1) * p.eval_episodes * episode_s
+                        + p.post_eval_episodes * episode_s)
+            pre_s[agent] += pre * len(config.seeds)
+            post_s[agent] += post * len(config.seeds)
+    workers = 2
+    grid = sum(pre_s.values()) + sum(post_s.values())
+    # the paper pre-trained once per agent and seed and reused it for every novelty
+    shared = grid - sum(pre_s.values()) * (1 - 1 / len(config.novelties))
+    return {"runs": len(config.runs()),
+            "cpu_hours_by_agent": {a: round((pre_s[a] + post_s[a]) / 3600, 1)
+                                   for a in config.agents},
+            "cpu_hours": round(grid / 3600, 1),
+            "wall_hours_on_2_cores": round(grid / workers / 3600, 1),
+            "wall_hours_with_shared_pretraining": round(shared / workers / 3600, 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--recovery", type=Path, default=None,
+                        help="results of the recovery experiment (JSON lines)")
+    args = parser.parse_args(argv)
+    reference = run(gymnasium.make(REFERENCE_ID), 20_000, 0)["steps_per_s"]
+    rates = {**rl_rates(args.steps), "planning_steps_per_s": planning_rate()}
+    ratios = {k: round(v / reference, 4) for k, v in rates.items()}
+    result = {"reference": REFERENCE_ID, "reference_steps_per_s": round(reference),
+              "rates": {k: round(v, 1) for k, v in rates.items()},
+              "ratios_to_reference": ratios,
+              **estimate(rates, recovery_seconds(args.recovery))}
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
