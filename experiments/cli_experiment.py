@@ -32,6 +32,8 @@ def add_commands(sub: Any) -> None:
                         "Ray)")
     p.add_argument("--workers", type=int, metavar="N",
                    help="runs at a time (default: the config's, else one per CPU)")
+    p.add_argument("--seeds", type=int, metavar="N",
+                   help="run seeds 0..N-1 instead of the config's (a quicker first look)")
     p.add_argument("--run-fn", default=None, metavar="MODULE:FUNCTION",
                    help=argparse.SUPPRESS)  # for tests and alternative protocols
     p.add_argument("--json", action="store_true",
@@ -63,6 +65,10 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         if args.workers < 1:
             raise SystemExit("error: --workers must be at least 1")
         config = dataclasses.replace(config, workers=args.workers)
+    if args.seeds is not None:
+        if args.seeds < 1:
+            raise SystemExit("error: --seeds must be at least 1")
+        config = dataclasses.replace(config, seeds=tuple(range(args.seeds)))
     backend = args.backend or ("ray" if args.address else config.backend)
     if args.address and backend != "ray":
         raise SystemExit("error: --address is for --backend ray")

@@ -181,6 +181,16 @@ def test_cli_runs_a_config_file(tmp_path: Path, fake_log: Path,
     assert len({line.split()[1] for line in fake_log.read_text().splitlines()}) == 1
 
 
+def test_cli_seeds_override(tmp_path: Path, fake_log: Path,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "one.jsonl"
+    code = main(["experiment", str(write_config(tmp_path)), "--out", str(out), "--workers",
+                 "1", "--seeds", "1", "--run-fn", OK, "--json"])
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and summary["runs"] == 4  # half of the config's 2 seeds
+    assert all(json.loads(line)["spec"]["seed"] == 0 for line in out.read_text().splitlines())
+
+
 def test_sweep_refuses_mixed_protocols_and_a_second_writer(tmp_path: Path,
                                                            fake_log: Path) -> None:
     config = load_experiment(write_config(tmp_path, seeds="1", workers=1))
