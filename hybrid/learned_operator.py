@@ -221,7 +221,7 @@ class LearnedOperator:
         raw = dict(meta.get("observation", {}))
         if "dict_kinds" in raw:
             raw["dict_kinds"] = tuple(raw["dict_kinds"])
-        return cls(entry.operator, checkpoint.policy(greedy=True), tuple(meta["actions"]),
+        return cls(entry.operator, checkpoint.policy(greedy=False, seed=0), tuple(meta["actions"]),
                    ObservationConfig(**raw), float(meta.get("rollout_success_rate", 0.0)),
                    int(meta.get("rollouts", 0)), int(meta.get("env_steps", 0)),
                    str(meta.get("failure", "")), str(meta.get("novelty", "")),

@@ -31,7 +31,8 @@ from nesyworld.world import World
 
 def _recovery_train_config() -> TrainConfig:
     return TrainConfig(step_budget=60_000, epoch_length=500, collect_chunk=500,
-                       eval_episodes=4, vector_env="dummy", progress=False)
+                       eval_episodes=4, vector_env="dummy", progress=False,
+                       deterministic_eval=False)
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,11 @@ class RecoverySettings:
     of 24,000; 4 evaluation episodes, because every episode starts at the same snapshot and
     the evaluation is greedy (the only variation is the world's own randomness); in-process
     envs, because a recovery step costs ~1 ms and the pipes to subprocesses cost more.
+
+    Learned operators run their policy sampled, not greedy, and the convergence test
+    evaluates it the same way: on a map it never trained on, a greedy policy that picks a
+    useless action picks it forever (the Axe operator stalled so on 3 of 40 new maps), a
+    sampled one soon tries the next likeliest.
     """
 
     env: RecoveryConfig = field(default_factory=lambda: RecoveryConfig(horizon=100))
@@ -162,7 +168,8 @@ class Recovery:
         op_name = previous.name if previous is not None else None
         try:
             learned = build_learned_operator(
-                checker, result.policy, s.rollouts, kb=self.kb,
+                checker, result.agent.policy(greedy=False, seed=s.train.seed), s.rollouts,
+                kb=self.kb,
                 training_steps=result.env_steps, novelty=self.novelty,
                 min_success_rate=s.min_success_rate, name=op_name,
                 checkpoint=result.checkpoint(operator=op_name or ""))
