@@ -92,7 +92,7 @@ def _phase(run: _Run, phase: Phase, budget: int, seed: int, start_epoch: int = 1
     spent_in_phase, epoch = 0, start_epoch
     if not run.agent.learns(phase):  # nothing to train: eta evaluations show where it stands
         for _ in range(p.eta - (start_epoch - 1)):
-            run.spend(run.agent.train(p.epoch_steps, seed + 1_000 * epoch))
+            run.spend(run.agent.train(p.epoch_steps, seed + 1_000 * epoch, phase))
             run.evaluate(phase, epoch, p.eval_episodes)
             epoch += 1
         if run.converged(phase):
@@ -101,7 +101,7 @@ def _phase(run: _Run, phase: Phase, budget: int, seed: int, start_epoch: int = 1
         return False
     while spent_in_phase < budget:
         step = min(p.epoch_steps, budget - spent_in_phase)
-        spent = run.agent.train(step, seed + 1_000 * epoch)
+        spent = run.agent.train(step, seed + 1_000 * epoch, phase)
         run.spend(spent)
         spent_in_phase += max(spent.env_steps, 1)
         run.evaluate(phase, epoch, p.eval_episodes)

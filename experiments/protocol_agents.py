@@ -46,7 +46,7 @@ class ProtocolAgent(Protocol):
         """Whether training in this phase can change anything."""
         ...
 
-    def train(self, steps: int, seed: int) -> Spent: ...
+    def train(self, steps: int, seed: int, phase: str = "post") -> Spent: ...
 
     def evaluate(self, episodes: int, seed: int) -> list[EpisodeResult]: ...
 
@@ -91,8 +91,8 @@ class SymbolicProtocolAgent:
         """Before the novelty the knowledge is complete: nothing fails, nothing to learn."""
         return self._learns and phase == "post"
 
-    def train(self, steps: int, seed: int) -> Spent:
-        return self._episodes(steps, seed, learning=self._learns)[0]
+    def train(self, steps: int, seed: int, phase: str = "post") -> Spent:
+        return self._episodes(steps, seed, learning=self.learns(phase))[0]
 
     def evaluate(self, episodes: int, seed: int) -> list[EpisodeResult]:
         if isinstance(self.agent, HybridAgent):
@@ -123,7 +123,7 @@ class RLProtocolAgent:
     def learns(self, phase: str) -> bool:
         return True
 
-    def train(self, steps: int, seed: int) -> Spent:
+    def train(self, steps: int, seed: int, phase: str = "post") -> Spent:
         stats = self.agent.learn(steps=steps)
         return Spent(int(stats["env_steps"]), 0)
 

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+from gymnasium.spaces.utils import flatdim
 
 from nesyworld.hybrid.monitor import OperatorFailure, check_effects
 from nesyworld.hybrid.operators import GroundOperator
@@ -239,6 +240,9 @@ class LearnedOperator:
         each (the caller steps it, as with skills); ends when the effects hold relative to
         the start, or after `horizon` steps."""
         builder = ObservationBuilder(world, world.main, self.observation)
+        if not self.fits(builder.space):
+            return  # a novelty since it was learned changed what the agent sees: nothing
+            # to run (the monitor then reports the failure, and recovery relearns it)
         names = world.action_names()
         index = [names.index(n) if n in names else -1 for n in self.action_names]
         z0 = abstract(world)
@@ -248,6 +252,12 @@ class LearnedOperator:
             yield self.action_names[int(self.policy(builder.build(), mask))]
             if self.effects_hold(z0, abstract(world)):
                 return
+
+    def fits(self, observation_space: Any) -> bool:
+        """Can the policy read observations of this space (no checkpoint: assume so)?"""
+        if self.checkpoint is None:
+            return True
+        return int(flatdim(observation_space)) == int(self.checkpoint.obs_dim)
 
     def run(self, world: World, horizon: int | None = None) -> bool:
         """Run the policy in `world` (stepping it); True when the effects came to hold."""

@@ -27,6 +27,12 @@ from nesyworld.learning import EpochRecord, ICMConfig, PPOConfig, TrainConfig, T
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planners import PlanCache, Planner
 from nesyworld.world import World
+from nesyworld.world.envs.observations import ObservationBuilder
+
+
+def factory_space(world: World, config: RecoveryConfig) -> Any:
+    """The observation space a recovery env of this world has."""
+    return ObservationBuilder(world, world.main, config.observation).space
 
 
 def _recovery_train_config() -> TrainConfig:
@@ -147,18 +153,22 @@ class Recovery:
             raise ValueError("the failure has no snapshot to restart from")
         s = self.settings
         start = time.perf_counter()
-        tuning = previous is not None and previous.checkpoint is not None
+        # fine-tune when the policy can read this world's observations; a novelty that
+        # added types since it was learned means learning it again (under the same name)
+        tuning = previous is not None and previous.checkpoint is not None and (
+            previous.fits(factory_space(world, s.env)))
         kwargs: dict[str, Any] = {"known_actions": self.known_actions}
         extra: list[OperatorFailure] = []
         sampling_steps = 0
-        if previous is None and s.extra_maps > 0:
+        if not tuning and s.extra_maps > 0:
             sampled = sample_failure_starts(
                 world.spec, self.kb, failure, self._map_seeds(s.train.seed, failure, s.extra_maps),
                 planner=self.planner)
             extra, sampling_steps = sampled.failures, sampled.env_steps
-        if previous is not None:
+        if tuning and previous is not None:  # same network: same actions, and its old starts
             kwargs["action_names"] = previous.action_names
-        kwargs["starts"] = [*extra, *(previous.starts if previous is not None else [])]
+            extra = [*extra, *previous.starts]
+        kwargs["starts"] = extra
         factory = recovery_env_factory(world.spec, failure.snapshot, failure, self.kb, s.env,
                                        **kwargs)
         ppo = replace(s.ppo, lr=s.finetune_lr) if tuning else s.ppo
@@ -175,12 +185,12 @@ class Recovery:
                 checkpoint=result.checkpoint(operator=op_name or ""))
         except ValueError as err:
             return self._outcome(failure, None, result, checker.env_steps + sampling_steps,
-                                 start, tuning, False, str(err), len(extra))
+                                 start, tuning, False, str(err), 0 if tuning else len(extra))
         learned.starts = [failure, *kwargs["starts"]]
         self._splice(failure, learned, replacing=previous is not None)
         uses = self.plan_uses(learned, failure)
         return self._outcome(failure, learned, result, checker.env_steps + sampling_steps,
-                             start, tuning, uses, "", len(extra))
+                             start, tuning, uses, "", 0 if tuning else len(extra))
 
     def _splice(self, failure: OperatorFailure, learned: LearnedOperator,
                 replacing: bool) -> None:

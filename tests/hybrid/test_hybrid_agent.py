@@ -157,3 +157,14 @@ def test_chest_is_no_failure_so_nothing_is_learned() -> None:
     results = [run_episode(env, agent, seed=s) for s in range(3)]
     assert all(r.success for r in results)
     assert agent.recoveries == [] and agent.learned == {}
+
+
+def test_a_policy_that_cannot_read_a_grown_world_does_not_run() -> None:
+    from nesyworld.world import World
+    from nesyworld.world.novelty import apply_novelties
+
+    op = learned_op()
+    world = World(apply_novelties("pogostick", ["axe", "chest"]), seed=0)  # one more type
+    assert not op.fits(NesyGridEnv(world=world).observation_space)
+    assert list(op.actions(world)) == []
+    assert op.fits(adapted().env.observation_space)
