@@ -293,7 +293,7 @@ class PlanningAgent:
                                        [], snapshot, suffix, start, z0, abstract(world))
         z1 = abstract(world)
         expected, observed = check_effects(op, z0, z1, self._relevant_counts())
-        if expected and not tolerated(op, z0, z1):
+        if expected and not tolerated(op, z0, z1, expected):
             return OperatorFailure(op, "effect_mismatch", "", expected, observed, snapshot,
                                    suffix, start, z0, z1)
         self.emit("done", f"{op}", operator=str(op), steps=int(world.state.step) - start)

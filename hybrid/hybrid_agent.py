@@ -94,7 +94,7 @@ class HybridAgent(PlanningAgent):
         # has seen (known_actions grows as novelties are detected)
         before = pre_novelty_actions(self.kb, self.world)
         recovery = Recovery(self.kb, self.settings, before, self.novelty, self._on_epoch,
-                            self.planner)
+                            self.planner, self.learned)
         outcome = recovery.learn(self.world, failure, previous)
         self.recoveries.append(outcome)
         if outcome.operator is None:

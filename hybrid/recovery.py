@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -135,8 +135,10 @@ class Recovery:
     def __init__(self, kb: KnowledgeBase, settings: RecoverySettings = RecoverySettings(),
                  known_actions: Collection[str] | None = None, novelty: str = "",
                  on_epoch: Callable[[EpochRecord], bool | None] | None = None,
-                 planner: Planner | None = None) -> None:
+                 planner: Planner | None = None,
+                 skills: Mapping[str, Any] | None = None) -> None:
         self.kb = kb
+        self.skills = skills or {}  # the learned operators the KB has: sampling runs them
         # the agent's own planner (and its cache) when given: the states repeat
         self.planner = planner if planner is not None else Planner(
             settings.env.planner, timeout=settings.env.planner_timeout, cache=PlanCache())
@@ -163,7 +165,7 @@ class Recovery:
         if not tuning and s.extra_maps > 0:
             sampled = sample_failure_starts(
                 world.spec, self.kb, failure, self._map_seeds(s.train.seed, failure, s.extra_maps),
-                planner=self.planner)
+                planner=self.planner, skills=self.skills)
             extra, sampling_steps = sampled.failures, sampled.env_steps
         if tuning and previous is not None:  # same network: same actions, and its old starts
             kwargs["action_names"] = previous.action_names

@@ -11,8 +11,9 @@ replayed once per extra map, and every one of those env steps is counted as adap
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from nesyworld.hybrid.agents import PlanningAgent, PlanningConfig
 from nesyworld.hybrid.monitor import OperatorFailure
@@ -33,10 +34,11 @@ class SampledStarts:
 
 def sample_failure_starts(spec: WorldSpec, kb: KnowledgeBase, failure: OperatorFailure,
                           seeds: Iterable[int], config: PlanningConfig | None = None,
-                          planner: Planner | None = None, max_steps: int = 300
-                          ) -> SampledStarts:
+                          planner: Planner | None = None, max_steps: int = 300,
+                          skills: Mapping[str, Any] | None = None) -> SampledStarts:
     """Run the planning agent on a fresh world per seed until `failure`'s operator fails
-    (or anything else ends the attempt: another failure, the goal, `max_steps`)."""
+    (or anything else ends the attempt: another failure, the goal, `max_steps`). `skills`:
+    the learned operators the knowledge base already plans with, so they can be run."""
     found: list[OperatorFailure] = []
     steps = tried = 0
     name = failure.operator.name
@@ -46,6 +48,7 @@ def sample_failure_starts(spec: WorldSpec, kb: KnowledgeBase, failure: OperatorF
         agent = PlanningAgent(env, kb, config or PlanningConfig())
         if planner is not None:
             agent.planner = planner  # one plan cache across maps: most states repeat
+        agent.learned = dict(skills or {})
         obs, info = env.reset(seed=seed)
         agent.reset(obs, info)
         for _ in range(max_steps):
