@@ -86,21 +86,14 @@ def _mean_success_steps(results: list[EpisodeResult]) -> float:
     return sum(steps) / len(steps) if steps else math.nan
 
 
-def _phase(run: _Run, phase: Phase, budget: int, seed: int, start_epoch: int = 1) -> bool:
-    """Train in epochs until the convergence criterion or the budget; True if converged."""
+def _phase(run: _Run, phase: Phase, budget: int, seed: int) -> bool:
+    """Train in epochs until the convergence criterion or the budget; True if converged. An
+    agent that cannot learn in this phase gets `eta` epochs, which show where it stands."""
     p = run.spec.protocol
-    spent_in_phase, epoch = 0, start_epoch
-    if not run.agent.learns(phase):  # nothing to train: eta evaluations show where it stands
-        for _ in range(p.eta - (start_epoch - 1)):
-            run.spend(run.agent.train(p.epoch_steps, seed + 1_000 * epoch, phase))
-            run.evaluate(phase, epoch, p.eval_episodes)
-            epoch += 1
-        if run.converged(phase):
-            run.mark_converged()
-            return True
-        return False
-    while spent_in_phase < budget:
-        step = min(p.epoch_steps, budget - spent_in_phase)
+    learns = run.agent.learns(phase)
+    spent_in_phase, epoch = 0, 1
+    while spent_in_phase < budget if learns else epoch <= p.eta:
+        step = min(p.epoch_steps, budget - spent_in_phase) if learns else p.epoch_steps
         spent = run.agent.train(step, seed + 1_000 * epoch, phase)
         run.spend(spent)
         spent_in_phase += max(spent.env_steps, 1)
