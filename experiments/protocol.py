@@ -115,7 +115,7 @@ def run_protocol(spec: RunSpec) -> dict[str, Any]:
     try:
         pre_env = NesyGridEnv(spec.domain)
         agent = make_protocol_agent(spec.agent, pre_env, spec.domain, spec.seed,
-                                    p.max_episode_steps, p.epoch_steps)
+                                    p.max_episode_steps, p.epoch_steps, p.pretrained)
         run = _Run(spec, agent)
         _phase(run, "pre", p.pre_steps, seed=1_000_000 * spec.seed)
         # injection: from here on the agent acts in the world of the novelty

@@ -114,16 +114,22 @@ class RLProtocolAgent:
     """RL agents: trained by `learn`; "transfer" ones carry their weights over the novelty
     (growing the network), plain ones start over on the post-novelty task."""
 
-    def __init__(self, agent: RLAgent, transfer: bool, post_config: RLConfig) -> None:
+    def __init__(self, agent: RLAgent, transfer: bool, post_config: RLConfig,
+                 pretrained: bool = False) -> None:
         self.agent = agent
         self.name = agent.name
         self.transfer = transfer
         self.post_config = post_config
+        self.pretrained = pretrained
 
     def learns(self, phase: str) -> bool:
-        return True
+        """A policy loaded from a pre-trained checkpoint is only evaluated before the
+        novelty: pre-training once per seed serves every novelty, as in the paper."""
+        return not (self.pretrained and phase == "pre")
 
     def train(self, steps: int, seed: int, phase: str = "post") -> Spent:
+        if not self.learns(phase):
+            return Spent()
         stats = self.agent.learn(steps=steps)
         return Spent(int(stats["env_steps"]), 0)
 
@@ -141,8 +147,11 @@ class RLProtocolAgent:
 
 
 def make_protocol_agent(name: str, env: Any, domain: str, seed: int,
-                        max_episode_steps: int, epoch_steps: int) -> ProtocolAgent:
-    """A fresh agent by its protocol name (see run_spec.AGENTS)."""
+                        max_episode_steps: int, epoch_steps: int, pretrained: str = ""
+                        ) -> ProtocolAgent:
+    """A fresh agent by its protocol name (see run_spec.AGENTS). `pretrained`: for RL
+    agents, a checkpoint saved by `RLAgent.save` to start from instead of training; a
+    `{seed}` in it is replaced by the run's seed."""
     kb = KnowledgeBase.from_world(domain)
     if name == "planning":
         return SymbolicProtocolAgent(PlanningAgent(env, kb), learns=False)
@@ -163,4 +172,7 @@ def make_protocol_agent(name: str, env: Any, domain: str, seed: int,
             eval_episodes=1), icm=icm)
 
     pre, post = config(PRE_NOVELTY_TRAIN), config(POST_NOVELTY_TRAIN)
-    return RLProtocolAgent(RLAgent(env, kb, pre), base_name == "transfer_rl", post)
+    agent = RLAgent(env, kb, pre)
+    if pretrained:
+        agent.load(pretrained.format(seed=seed))
+    return RLProtocolAgent(agent, base_name == "transfer_rl", post, bool(pretrained))

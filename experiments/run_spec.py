@@ -52,7 +52,9 @@ class ProtocolConfig:
     """Convergence: success_threshold met in each of the last eta epochs (paper appendix A)."""
     max_episode_steps: int = 400
     pretrained: str = ""
-    """RL agents: a checkpoint to start from instead of pre-novelty training (a path)."""
+    """RL agents: a checkpoint (`RLAgent.save`) to start from instead of pre-novelty
+    training, so one pre-training per seed serves every novelty; `{seed}` in the path is
+    replaced by the run's seed. The pre-novelty phase then only evaluates it."""
 
 
 @dataclass(frozen=True)

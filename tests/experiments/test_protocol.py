@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from nesyworld.experiments.protocol import run_protocol
 from nesyworld.experiments.run_spec import ProtocolConfig, RunSpec
@@ -60,3 +61,19 @@ def test_an_unknown_agent_is_an_error_record() -> None:
     record = run_protocol(RunSpec("nobody", "pogostick", "axe", 0, TINY))
     assert record["status"] == "error" and "unknown agent 'nobody'" in record["error"]
     assert record["curve"] == []
+
+
+def test_a_pretrained_rl_agent_is_evaluated_not_trained_before_the_novelty(
+        tmp_path: Path) -> None:
+    from nesyworld.hybrid import RLAgent
+    from nesyworld.world.envs import NesyGridEnv
+
+    RLAgent(NesyGridEnv("pogostick")).save(tmp_path / "rl_0.pt")
+    protocol = ProtocolConfig(pre_steps=10_000, post_steps=100, epoch_steps=100,
+                              eval_episodes=1, post_eval_episodes=1, eta=2,
+                              max_episode_steps=20,
+                              pretrained=str(tmp_path / "rl_{seed}.pt"))
+    record = run("transfer_rl", "axe", protocol)
+    pre = [c for c in record["curve"] if c["phase"] == "pre"]
+    assert len(pre) == protocol.eta and all(c["env_steps"] == 0 for c in pre)
+    assert record["curve"][-2]["env_steps"] == 100  # it learns after the novelty
