@@ -66,9 +66,10 @@ class SymbolicProtocolAgent:
         self._learns = learns
         self._reported: list[str] = []
 
-    def _episodes(self, steps: int, seed: int, learning: bool) -> tuple[Spent,
-                                                                      list[EpisodeResult]]:
-        spent, results = Spent(), []
+    def _episodes(self, steps: int, seed: int, learning: bool) -> Spent:
+        """Task episodes until `steps` env steps (learning included) are spent; one episode
+        when not learning (nothing would change between them)."""
+        spent = Spent()
         if isinstance(self.agent, HybridAgent):
             self.agent.learning = learning
         k = 0
@@ -77,7 +78,6 @@ class SymbolicProtocolAgent:
             seen = len(self.agent.novelties)
             result = run_episode(self.agent.env, self.agent, seed + k)
             k += 1
-            results.append(result)
             for event in self.agent.novelties[seen:]:
                 spent.detections.append((spent.env_steps + event.step, event.text))
             spent.actions += result.steps
@@ -85,14 +85,14 @@ class SymbolicProtocolAgent:
                                                       0) - learned
             if not learning:
                 break
-        return spent, results
+        return spent
 
     def learns(self, phase: str) -> bool:
         """Before the novelty the knowledge is complete: nothing fails, nothing to learn."""
         return self._learns and phase == "post"
 
     def train(self, steps: int, seed: int, phase: str = "post") -> Spent:
-        return self._episodes(steps, seed, learning=self.learns(phase))[0]
+        return self._episodes(steps, seed, learning=self.learns(phase))
 
     def evaluate(self, episodes: int, seed: int) -> list[EpisodeResult]:
         if isinstance(self.agent, HybridAgent):

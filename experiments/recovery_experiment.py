@@ -75,14 +75,10 @@ def run_one(config: RunConfig) -> dict[str, Any]:
 
 
 def load_done(path: Path) -> dict[str, dict[str, Any]]:
-    if not path.exists():
-        return {}
-    done = {}
-    for line in path.read_text().splitlines():
-        if line.strip():
-            record = json.loads(line)
-            done[record["key"]] = record
-    return done
+    """Finished runs by key (the runner's reading: a line cut short by a kill is skipped)."""
+    from nesyworld.experiments.runner import latest_records, load_records
+
+    return latest_records(load_records(path))
 
 
 def sweep(configs: Sequence[RunConfig], out: Path, workers: int = 2) -> list[dict[str, Any]]:

@@ -30,7 +30,7 @@ from nesyworld.world import World
 from nesyworld.world.envs.observations import ObservationBuilder
 
 
-def factory_space(world: World, config: RecoveryConfig) -> Any:
+def recovery_observation_space(world: World, config: RecoveryConfig) -> Any:
     """The observation space a recovery env of this world has."""
     return ObservationBuilder(world, world.main, config.observation).space
 
@@ -158,7 +158,7 @@ class Recovery:
         # fine-tune when the policy can read this world's observations; a novelty that
         # added types since it was learned means learning it again (under the same name)
         tuning = previous is not None and previous.checkpoint is not None and (
-            previous.fits(factory_space(world, s.env)))
+            previous.fits(recovery_observation_space(world, s.env)))
         kwargs: dict[str, Any] = {"known_actions": self.known_actions}
         extra: list[OperatorFailure] = []
         sampling_steps = 0

@@ -199,37 +199,43 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
         self._t = 0
         self._z = abstract(self.world)
         self._verdicts: dict[SymbolicState, bool | None] = {}
-        self._tails: dict[tuple[SymbolicState, int], bool] = {}
+        self._tails = [self._suffix_tails(f) for _, f in self.starts]  # once per start
+        self._jumps: dict[tuple[SymbolicState, int], bool] = {}
 
     # --- targets -------------------------------------------------------------------------
     def meets_target(self, z: SymbolicState) -> bool:
         """The failed operator's declared effects hold (relative to the failure state), the
         task goal holds, or the plan can jump ahead: some tail of the plan's suffix (one
         without the failed operator) runs from z to the goal."""
+        return self._target(z) is not None
+
+    def _target(self, z: SymbolicState) -> str | None:
+        """Which target z meets: "effects", "goal", "jump", or None."""
         failure = self.starts[self._start][1]
         expected, _ = check_effects(failure.operator, failure.before, z,  # type: ignore[arg-type]
                                     self.relevant)
-        if not expected or self.goal_holds(z):
-            return True
-        return self.jumps_ahead(z, failure)
+        if not expected:
+            return "effects"
+        if self.goal_holds(z):
+            return "goal"
+        return "jump" if self.jumps_ahead(z, self._start) else None
 
     def goal_holds(self, z: SymbolicState) -> bool:
         return bool(self.goal) and all(z.count(INVENTORY, item) >= n
                                        for item, n in self.goal.items() if item in z.names)
 
-    def jumps_ahead(self, z: SymbolicState, failure: OperatorFailure) -> bool:
-        """RECOVERY.md's "jump ahead": z satisfies the regression of a tail of the suffix,
-        checked by progressing the tail's declared effects from z (no planner call)."""
-        key = (z, id(failure))
-        if key not in self._tails:
-            self._tails[key] = any(self._tail_reaches_goal(z, tail)
-                                   for tail in self._suffix_tails(failure))
-        return self._tails[key]
-
-    def _jumped(self, z: SymbolicState) -> bool:
-        return self._tails.get((z, id(self.starts[self._start][1])), False)
+    def jumps_ahead(self, z: SymbolicState, start: int = 0) -> bool:
+        """RECOVERY.md's "jump ahead": z satisfies the regression of a tail of the suffix
+        of the failure at `start`, checked by progressing the tail's declared effects from
+        z (no planner call)."""
+        key = (z, start)
+        if key not in self._jumps:
+            self._jumps[key] = any(self._tail_reaches_goal(z, tail)
+                                   for tail in self._tails[start])
+        return self._jumps[key]
 
     def _suffix_tails(self, failure: OperatorFailure) -> list[list[GroundOperator]]:
+        """The tails of the failure's plan suffix that do not use the failed operator."""
         schemas = {e.operator.name: e.operator for e in self.kb}
         ops = [GroundOperator(schemas[s.operator], tuple(s.args)) for s in failure.suffix
                if s.operator in schemas]
@@ -290,9 +296,10 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
         z = abstract(self.world)
         if z != self._z:
             self._z = z
-            if self.meets_target(z):
+            target = self._target(z)
+            if target is not None:
                 # a tail of the plan runs from z without the failed operator: that is a plan
-                verdict = True if self._jumped(z) else self.plannable(z)
+                verdict = True if target == "jump" else self.plannable(z)
                 extra["plannable"] = verdict
                 if verdict is True:
                     reward, terminated, success = self.config.success_reward, True, True

@@ -16,6 +16,7 @@ the paper's T_adapt, and the final evaluation.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import time
@@ -38,9 +39,9 @@ def rl_rates(steps: int) -> dict[str, float]:
     from nesyworld.hybrid.rl_agents import PRE_NOVELTY_TRAIN
     from nesyworld.world.envs import NesyGridEnv
 
-    config = RLConfig(train=PRE_NOVELTY_TRAIN.__class__(**{
-        **PRE_NOVELTY_TRAIN.__dict__, "progress": False, "eval_episodes": 1,
-        "max_episode_steps": 400, "epoch_length": steps}))
+    config = RLConfig(train=dataclasses.replace(
+        PRE_NOVELTY_TRAIN, progress=False, eval_episodes=1, max_episode_steps=400,
+        epoch_length=steps))
     agent = RLAgent(NesyGridEnv("pogostick"), config=config)
     agent.learn(steps=min(steps, 500))
     t = time.perf_counter()
