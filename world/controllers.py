@@ -1,7 +1,9 @@
 """Controllers for NPC agents (traders, the rival pogoist).
 
-A controller picks one action a turn from its agent's action set. It draws randomness from the
-world's generator only, so NPC behaviour is part of the seeded trajectory.
+A controller picks one action a turn from its agent's action set. The built-in ones draw with
+`draw(k)`: the k-th number hashed from the episode key, the step and the agent (see
+`nesyworld.world.kernels.keys`), so NPC behaviour is part of the seeded trajectory, repeats
+after a snapshot is restored, and is the same in the batched core, which hashes the same way.
 """
 
 from __future__ import annotations
@@ -9,7 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from nesyworld.world.kernels.keys import npc_uniform
 from nesyworld.world.registry import CONTROLLERS
+
+# which draw of a step each choice uses (`Controller.draw`)
+DRAW_BREAK, DRAW_ROTATE, DRAW_WHICH_ROTATION, DRAW_MOVE, DRAW_WHICH_MOVE = range(5)
+ROTATE_PROB = 0.25  # the rival turns on the spot this often
 
 if TYPE_CHECKING:
     from nesyworld.world.world import World
@@ -32,6 +39,11 @@ class Controller:
     def choose(self) -> int | None:
         """The action index to take this turn, or None to skip the turn."""
         return None
+
+    def draw(self, k: int) -> float:
+        """The k-th uniform number in [0, 1) of this agent at this step of the episode."""
+        st = self.world.state
+        return npc_uniform(st.key, st.step, self.agent, k)
 
     def _indices(self, prefix: str) -> tuple[int, ...]:
         # a tuple of ints: indexing it with a drawn number is cheaper than an array's
@@ -56,10 +68,9 @@ class RandomWalk(Controller):
         self.move_prob = float(self.params.get("move_prob", 1.0))
 
     def choose(self) -> int | None:
-        rng = self.world.rng
-        if rng.random() >= self.move_prob:
+        if self.draw(DRAW_MOVE) >= self.move_prob:
             return None
-        return self.moves[rng.integers(len(self.moves))]
+        return self.moves[int(self.draw(DRAW_WHICH_MOVE) * len(self.moves))]
 
 
 @CONTROLLERS.register("rival")
@@ -75,10 +86,9 @@ class Rival(RandomWalk):
         self.rotations = self._indices("rotate")
 
     def choose(self) -> int | None:
-        rng = self.world.rng
-        if self.break_action is not None and self.break_prob > 0 and rng.random() < (
-                self.break_prob):
+        if self.break_action is not None and self.break_prob > 0 and self.draw(
+                DRAW_BREAK) < self.break_prob:
             return self.break_action
-        if self.rotations and rng.random() < 0.25:
-            return self.rotations[rng.integers(len(self.rotations))]
+        if self.rotations and self.draw(DRAW_ROTATE) < ROTATE_PROB:
+            return self.rotations[int(self.draw(DRAW_WHICH_ROTATION) * len(self.rotations))]
         return super().choose()

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from nesyworld.world.catalog import TypeCatalog
-from nesyworld.world.errors import SpecError
-from nesyworld.world.pathfinding import dilate4, label_regions
+from nesyworld.world.kernels.layout import LayoutPlan
 from nesyworld.world.spec import WorldSpec
-
-MAX_LAYOUT_TRIES = 200
 
 
 @dataclass
@@ -25,73 +21,15 @@ class Layout:
     facing: np.ndarray
 
 
-def build_layout(spec: WorldSpec, types: TypeCatalog, rng: np.random.Generator,
-                 agent_names: tuple[str, ...]) -> Layout:
-    """The initial map, objects and agents placed with draws from `rng`.
-
-    Random placement is redrawn (from the same generator, so still deterministic) until it
-    seals nothing off: no new unreachable pocket of floor, and no object or agent without an
-    open side. Without this, about one layout in a thousand made the task unsolvable.
-    """
-    base = _fixed_grid(spec, types)
-    randomised = any(p.quantity > len(p.at) for p in spec.map.objects) or any(
-        spec.agents[n].at is None for n in agent_names)
-    walkable = types.passable
-    pockets = _base_components(walkable[base].tobytes(), base.shape) if randomised else 0
-    for _ in range(MAX_LAYOUT_TRIES):
-        grid = _place(spec, types, base, rng)
-        fences = surround(spec, types, grid)
-        layout = _place_agents(spec, types, grid, rng, agent_names)
-        walk = walkable[layout.grid] | fences  # what surrounds things is meant to be broken
-        if not randomised or (_components(walk) == pockets
-                              and _all_open(layout.grid, base, walkable, fences)):
-            return layout
-    raise SpecError(
-        f"could not place the objects and agents of '{spec.name}' without sealing parts of "
-        f"the map off in {MAX_LAYOUT_TRIES} tries", key_path="map.objects",
-        expected="fewer objects or larger rooms")
-
-
-def _place_agents(spec: WorldSpec, types: TypeCatalog, grid: np.ndarray,
-                  rng: np.random.Generator, agent_names: tuple[str, ...]) -> Layout:
-    n = len(agent_names)
-    pos = np.zeros((n, 2), np.int32)
-    under = np.zeros(n, np.int16)
-    facing = np.zeros(n, np.int8)
-    for i, name in enumerate(agent_names):
-        a = spec.agents[name]
-        if a.at is not None:
-            cell = a.at
-        else:
-            cells = free_cells(grid, spec, a.room)
-            if len(cells) == 0:
-                raise SpecError(f"no free cell for agent '{name}'",
-                                key_path=f"agents.{name}.room",
-                                expected="a room with empty cells")
-            r, c = cells[rng.integers(len(cells))]
-            cell = (int(r), int(c))
-        pos[i] = cell
-        under[i] = grid[cell]
-        grid[cell] = types.id(a.type)
-        facing[i] = a.facing if a.facing is not None else int(rng.integers(4))
-    return Layout(grid, pos, under, facing)
-
-
-@functools.lru_cache(maxsize=64)
-def _base_components(walk_bytes: bytes, shape: tuple[int, int]) -> int:
-    return _components(np.frombuffer(walk_bytes, dtype=bool).reshape(shape))
-
-
-def _components(walk: np.ndarray) -> int:
-    return label_regions(walk)[1]
-
-
-def _all_open(grid: np.ndarray, base: np.ndarray, walkable: np.ndarray,
-              fences: np.ndarray) -> bool:
-    """Every randomly placed thing has a walkable (or fenced) side."""
-    open_side = dilate4(walkable[grid] | fences)
-    placed = (grid != base) & ~walkable[grid] & ~fences
-    return bool(np.all(open_side[placed]))
+def build_layout(plan: LayoutPlan, key: int, spec_name: str = "") -> Layout:
+    """The initial map of the episode with this key (see `LayoutPlan`): objects and agents
+    placed where the key's hashes rank them, redrawn until nothing is sealed off."""
+    h, w = plan.shape
+    n = len(plan.agent_type)
+    grid = np.empty(h * w, np.int16)
+    pos, under, facing = np.zeros((n, 2), np.int32), np.zeros(n, np.int16), np.zeros(n, np.int8)
+    plan.build_into(key, grid, pos, under, facing, spec_name)
+    return Layout(grid.reshape(h, w), pos, under, facing)
 
 
 def surround(spec: WorldSpec, types: TypeCatalog, grid: np.ndarray) -> np.ndarray:
@@ -110,7 +48,7 @@ def surround(spec: WorldSpec, types: TypeCatalog, grid: np.ndarray) -> np.ndarra
     return filled
 
 
-def _fixed_grid(spec: WorldSpec, types: TypeCatalog) -> np.ndarray:
+def fixed_grid(spec: WorldSpec, types: TypeCatalog) -> np.ndarray:
     m = spec.map
     h, w = m.size
     if m.ascii is not None:
@@ -130,27 +68,6 @@ def _fixed_grid(spec: WorldSpec, types: TypeCatalog) -> np.ndarray:
     for placement in m.objects:
         for cell in placement.at:
             grid[cell] = types.id(placement.type)
-    return grid
-
-
-def _place(spec: WorldSpec, types: TypeCatalog, base: np.ndarray, rng: np.random.Generator
-           ) -> np.ndarray:
-    grid = base.copy()
-    for placement in spec.map.objects:
-        tid = types.id(placement.type)
-        remaining = placement.quantity - len(placement.at)
-        if remaining > 0:
-            cells = free_cells(grid, spec, placement.room)
-            if len(cells) < remaining:
-                raise SpecError(
-                    f"cannot place {placement.quantity} {placement.type}: only {len(cells)} "
-                    f"free cells in room '{placement.room or 'any'}'",
-                    location=None, key_path=f"map.objects.{placement.type}.quantity",
-                    expected="a quantity that fits the room",
-                )
-            chosen = rng.choice(len(cells), size=remaining, replace=False)
-            for i in np.sort(chosen):
-                grid[tuple(cells[i])] = tid
     return grid
 
 

@@ -43,6 +43,7 @@ class WorldState:
     step: int = 0
     gave_up: bool = False
     static_version: int = 0  # bumped when a non-agent cell changes (path caches key on it)
+    key: int = 0  # the episode's 32-bit key: NPC draws hash it with the step
 
     def copy(self) -> WorldState:
         return WorldState(
@@ -57,6 +58,7 @@ class WorldState:
             step=self.step,
             gave_up=self.gave_up,
             static_version=self.static_version,
+            key=self.key,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -73,6 +75,7 @@ class WorldState:
             "step": self.step,
             "gave_up": self.gave_up,
             "static_version": self.static_version,
+            "key": self.key,
         }
 
     @classmethod
@@ -90,6 +93,7 @@ class WorldState:
             step=int(d["step"]),
             gave_up=bool(d["gave_up"]),
             static_version=int(d["static_version"]),
+            key=int(d.get("key", 0)),
         )
 
     def equals(self, other: WorldState) -> bool:
@@ -105,4 +109,5 @@ class WorldState:
             == [(s.due, s.cell, s.type_id, s.expect) for s in other.schedule]
             and self.step == other.step
             and self.gave_up == other.gave_up
+            and self.key == other.key
         )

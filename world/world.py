@@ -18,6 +18,8 @@ import numpy as np
 from nesyworld.world.actions.base import Action, GroundedAction, MaskContext
 from nesyworld.world.catalog import TypeCatalog
 from nesyworld.world.errors import ActionRefused
+from nesyworld.world.kernels.keys import episode_key, stream_of
+from nesyworld.world.kernels.layout import LayoutPlan
 from nesyworld.world.layout import build_layout
 from nesyworld.world.registry import ACTIONS, CONTROLLERS
 from nesyworld.world.spec import WorldSpec
@@ -92,7 +94,9 @@ class World:
     """A running world built from a spec.
 
     Agents are indexed in spec order; `main` is the index of the agent without a controller.
-    Every random draw goes through `self.rng`, so a seed fixes the whole trajectory.
+    A seed fixes the whole trajectory: layouts and NPC moves are hashed from the episode's
+    key (`state.key`, from the seed and the number of resets since seeding, see
+    `nesyworld.world.kernels.keys`), and anything else random draws from `self.rng`.
     """
 
     def __init__(self, spec: WorldSpec | str | Path, seed: int | None = None) -> None:
@@ -102,6 +106,8 @@ class World:
         self._seed = seed
         self.episode = 0  # resets so far: time-varying rules (a busy trader) key on it
         self.rng = np.random.default_rng(seed)
+        self._stream = stream_of(seed)
+        self._resets = 0  # resets since the last seeding: the episode key's counter
         self.state: WorldState = self._initial_state()
 
     def _setup(self, spec: WorldSpec) -> None:
@@ -133,6 +139,7 @@ class World:
         for item, n in spec.goal.items():
             self._goal[self.types.id(item)] = n
         self._goal_ids = np.flatnonzero(self._goal)
+        self.layout_plan = LayoutPlan.of(spec, self.types, self.agent_names)
 
     # ----------------------------------------------------------------- episode control
     def reset(self, seed: int | None = None) -> WorldState:
@@ -140,6 +147,9 @@ class World:
         if seed is not None:
             self._seed = seed
             self.rng = np.random.default_rng(seed)
+            self._stream, self._resets = stream_of(seed), 0
+        else:
+            self._resets += 1
         self.episode += 1
         self.state = self._initial_state()
         for ctrl in self.controllers:
@@ -149,7 +159,8 @@ class World:
 
     def _initial_state(self) -> WorldState:
         spec, types = self.spec, self.types
-        layout = build_layout(spec, types, self.rng, self.agent_names)
+        key = episode_key(self._stream, self._resets)
+        layout = build_layout(self.layout_plan, key, spec.name)
         grid, pos, under, facing = layout.grid, layout.pos, layout.under, layout.facing
         n, t = len(self.agent_names), len(types)
         inventory = np.zeros((n, t), np.int32)
@@ -166,7 +177,7 @@ class World:
             if defaults:
                 for r, c in np.argwhere(grid == tid):
                     props[(int(r), int(c))] = dict(defaults)
-        return WorldState(grid, pos, facing, under, inventory, selected, props)
+        return WorldState(grid, pos, facing, under, inventory, selected, props, key=key)
 
     # ------------------------------------------------------------------------ stepping
     def agent_actions(self, agent: int | None = None) -> tuple[GroundedAction, ...]:
@@ -390,7 +401,8 @@ class World:
         """
         old_names, st = self.types.names, self.state
         # the random stream and the episode count continue
-        kept = {"_seed": self._seed, "rng": self.rng, "episode": self.episode}
+        kept = {"_seed": self._seed, "rng": self.rng, "episode": self.episode,
+                "_stream": self._stream, "_resets": self._resets}
         self.__dict__.clear()  # drop every cache keyed on the old spec
         self.__dict__.update(kept)
         self._setup(spec)
@@ -421,7 +433,7 @@ class World:
             remap[st.selected], props,
             [type(s)(s.due, s.cell, int(remap[s.type_id]), int(remap[s.expect]))
              for s in st.schedule],
-            st.step, st.gave_up, st.static_version + 1,
+            st.step, st.gave_up, st.static_version + 1, st.key,
         )
         self.state = state
 

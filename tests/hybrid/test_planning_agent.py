@@ -73,7 +73,9 @@ EXPECTED_FAILURE = {
 @pytest.mark.parametrize("name", sorted(EXPECTED_FAILURE))
 def test_detrimental_novelty_fails_with_the_right_operator(name: str) -> None:
     agent = planning(apply_novelties("pogostick", [name]))
-    result = run_episode(agent.env, agent, seed=3)
+    # random_drop's break pays out 30% of the time: the first seed where it did not
+    result = next(r for r in (run_episode(agent.env, agent, seed=s) for s in range(3, 13))
+                  if agent.failures)
     operator, reason = EXPECTED_FAILURE[name]
     first = agent.failures[0]
     assert first.operator.name == operator and reason in str(first), str(first)

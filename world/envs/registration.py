@@ -14,6 +14,7 @@ import gymnasium
 from nesyworld.world.spec import WorldSpec
 
 GYM_ENTRY_POINT = "nesyworld.world.envs.gym_env:NesyGridEnv"
+VECTOR_ENTRY_POINT = "nesyworld.world.envs.vector_env:NesyVectorEnv"
 
 # gymnasium id -> spec name (a shipped spec's short id, see nesyworld.domains.find_spec).
 ENV_SPECS: dict[str, str] = {
@@ -27,7 +28,8 @@ def register_envs() -> None:
     warns on overrides)."""
     for env_id, spec in ENV_SPECS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=GYM_ENTRY_POINT, kwargs={"spec": spec})
+            gymnasium.register(id=env_id, entry_point=GYM_ENTRY_POINT,
+                               vector_entry_point=VECTOR_ENTRY_POINT, kwargs={"spec": spec})
 
 
 def make_aec(

@@ -1,0 +1,166 @@
+"""N copies of one world, stepped together: compiled kernels when the world compiles, N
+ordinary `World`s when it does not (a plugin class, a third-party controller).
+
+Both engines answer the same calls with the same numbers; the envs above them never ask which
+one they have. Seeding follows `World`: world i of `reset(seed=s)` is seeded with s + i, and a
+reset without a seed continues each world's own stream of episode keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nesyworld.world.batch.dynamics import step_worlds
+from nesyworld.world.batch.masks import mask_worlds
+from nesyworld.world.batch.observe import lidar_worlds
+from nesyworld.world.batch.state import BatchState, reset_worlds
+from nesyworld.world.batch.tables import NotCompilable, compile_world, kernel_tables
+from nesyworld.world.kernels.keys import stream_of
+from nesyworld.world.kernels.layout import MAX_LAYOUT_TRIES
+from nesyworld.world.observations.lidar import _beam_table
+from nesyworld.world.spec import WorldSpec
+from nesyworld.world.state import WorldState
+from nesyworld.world.world import World
+
+Seeds = int | Sequence[int | None] | None
+
+
+class BatchWorld:
+    """`num_envs` worlds of one spec. `engine` is "compiled" or "worlds" (why: `why_not`)."""
+
+    def __init__(self, spec: WorldSpec | str | Path, num_envs: int, seed: int | None = None,
+                 engine: str | None = None) -> None:
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        if engine not in (None, "compiled", "worlds"):
+            raise ValueError(f"engine must be 'compiled', 'worlds' or None, got {engine!r}")
+        self.template = World(spec)
+        self.spec, self.types, self.num_envs = self.template.spec, self.template.types, num_envs
+        self.main = self.template.main
+        self.action_names = self.template.action_names()
+        self.why_not = ""
+        try:
+            self.tables = compile_world(self.template)
+        except NotCompilable as err:
+            if engine == "compiled":
+                raise
+            self.why_not, engine = str(err), "worlds"
+        self.engine = engine or "compiled"
+        self.shape: tuple[int, int] = tuple(self.spec.map.size)  # type: ignore[assignment]
+        goal = self.template._goal
+        self._goal_ids, self._goal_counts = np.flatnonzero(goal), goal[np.flatnonzero(goal)]
+        if self.engine == "worlds":
+            self.worlds = [World(self.spec) for _ in range(num_envs)]
+            return
+        self.state = BatchState.zeros(num_envs, self.tables)
+        self._S, self._K = self.state.arrays(), kernel_tables(self.tables)
+        plan = self.tables.layout
+        self._L = (plan.base, plan.place_type, plan.place_count, plan.place_where,
+                   plan.fence_target, plan.fence_type, plan.agent_cell, plan.agent_where,
+                   plan.agent_type, plan.agent_facing, plan.passable, plan.randomised,
+                   plan.regions)
+        self._stream = np.array([stream_of(None if seed is None else seed + i)
+                                 for i in range(num_envs)], np.int64)
+        self._resets = np.zeros(num_envs, np.int64)
+        self._beams: dict[int | None, tuple[Any, ...]] = {}
+        self._reset_compiled(np.arange(num_envs))
+
+    # ------------------------------------------------------------------ episodes
+    def reset(self, envs: np.ndarray, seeds: Sequence[int | None]) -> None:
+        """Start new episodes in worlds `envs`; a seed re-seeds that world, None continues."""
+        if self.engine == "worlds":
+            for n, s in zip(envs.tolist(), seeds, strict=True):
+                self.worlds[n].reset(s)
+            return
+        for n, s in zip(envs.tolist(), seeds, strict=True):
+            if s is None:
+                self._resets[n] += 1
+            else:
+                self._stream[n], self._resets[n] = stream_of(s), 0
+        self._reset_compiled(envs)
+
+    def _reset_compiled(self, envs: np.ndarray) -> None:
+        status = np.zeros(len(envs), np.int64)
+        h, w = self.shape
+        reset_worlds(self._S, self._K, self.state.regions, envs.astype(np.int64), self._stream,
+                     self._resets, self._L, h, w, MAX_LAYOUT_TRIES,
+                     self.tables.init_inventory, status)
+        bad = np.flatnonzero(status)
+        if len(bad):
+            code, which = divmod(int(status[bad[0]]), 65536)
+            raise self.tables.layout._error(code, which, self.spec.name)
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, envs: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """One round in each world of `envs` (main agent, NPCs, clock); the main action's
+        cost per world, NaN where it was refused."""
+        costs = np.empty(len(envs), np.float64)
+        if self.engine == "worlds":
+            for i, (n, a) in enumerate(zip(envs.tolist(), actions.tolist(), strict=True)):
+                out = self.worlds[n].step(a)
+                costs[i] = out.cost if out.ok else np.nan
+            return costs
+        h, w = self.shape
+        step_worlds(self._S, self._K, envs.astype(np.int64), actions.astype(np.int64),
+                    self.main, h, w, costs)
+        return costs
+
+    def action_mask_into(self, out: np.ndarray) -> None:
+        """out[n, j]: the main agent's action j would not be refused in world n now."""
+        if self.engine == "worlds":
+            for n, world in enumerate(self.worlds):
+                out[n] = world.action_mask()
+            return
+        h, w = self.shape
+        mask_worlds(self._S, self._K, self.state.regions, self.main, h, w, out)
+
+    def lidar_into(self, out: np.ndarray, cap: int, max_range: int | None = None) -> None:
+        """The main agent's "lidar" observation of every world, as `NesyGridEnv` makes it."""
+        if self.engine == "worlds":
+            from nesyworld.world.envs.observations import ObservationBuilder, ObservationConfig
+
+            config = ObservationConfig(kind="lidar", inventory_cap=cap, lidar_range=max_range)
+            for n, world in enumerate(self.worlds):
+                out[n] = ObservationBuilder(world, world.main, config).build()
+            return
+        if max_range not in self._beams:
+            cells, dists, ego, offsets = _beam_table(*self.shape, max_range)
+            self._beams[max_range] = (cells, dists, ego, np.asarray(offsets, np.int64))
+        cells, dists, ego, offsets = self._beams[max_range]
+        lidar_worlds(self._S, self.main, self.shape[1], cells, dists, ego, offsets,
+                     self.tables.n_types, cap, out)
+
+    # ------------------------------------------------------------------ queries
+    def success(self) -> np.ndarray:
+        """The main agent holds the goal, per world."""
+        inv = self.inventory(self.main)
+        return (inv[:, self._goal_ids] >= self._goal_counts).all(axis=1)
+
+    def inventory(self, agent: int) -> np.ndarray:
+        if self.engine == "worlds":
+            return np.stack([w.state.inventory[agent] for w in self.worlds])
+        return self.state.inventory[:, agent]
+
+    def clock(self) -> tuple[np.ndarray, np.ndarray]:
+        """(steps taken, gave up) per world."""
+        if self.engine == "worlds":
+            return (np.array([w.state.step for w in self.worlds], np.int64),
+                    np.array([w.state.gave_up for w in self.worlds], bool))
+        return self.state.step, self.state.gave_up
+
+    def export(self, n: int) -> WorldState:
+        """World n as a `WorldState` (a copy)."""
+        if self.engine == "worlds":
+            return self.worlds[n].state.copy()
+        return self.state.export(n, self.tables)
+
+    def load(self, n: int, state: WorldState) -> None:
+        """Put `state` (a WorldState of this spec) into world n."""
+        if self.engine == "worlds":
+            self.worlds[n].state = state.copy()
+        else:
+            self.state.load(n, state, self.tables)

@@ -1,0 +1,157 @@
+"""N copies of a nesyworld task as one Gymnasium vector env, stepped in one compiled call.
+
+`NesyVectorEnv` is what ``gymnasium.make_vec("nesyworld/Pogostick-v0", num_envs=N,
+vectorization_mode="vector_entry_point")`` builds. Each copy behaves exactly like a
+`NesyGridEnv` of the same spec given the same seed (world i of ``reset(seed=s)`` is seeded
+with s + i): the same maps, NPC moves, observations, rewards and masks, step for step; tests
+check this on every shipped domain and novelty.
+
+Spaces: ``single_observation_space`` is `NesyGridEnv`'s "lidar" Box (8 beams x T types, the
+inventory clipped to the cap, the selected item one-hot); ``single_action_space`` is
+``Discrete(len(action_names))``; the batched spaces have a leading axis of N.
+
+Rewards, termination and truncation are `NesyGridEnv`'s. Autoreset follows Gymnasium's
+default (NEXT_STEP): the step after an episode ends resets that copy, returning its first
+observation with reward 0 and neither flag set.
+
+Infos are a dict of arrays, each with its ``_key`` mask (all True: every copy reports every
+key): ``action_mask`` (N, actions) bool, for the next step; ``ok`` (the action was not
+refused), ``cost`` (its cost, 0 when refused), ``step`` and ``success``. The single env's
+``action`` and ``reason`` strings are left out: the compiled core does not write messages.
+Ask `NesyGridEnv` why an action was refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from nesyworld.world.batch.core import BatchWorld
+from nesyworld.world.envs.observations import ObservationBuilder, ObservationConfig
+from nesyworld.world.spec import WorldSpec
+
+INFO_KEYS = ("action_mask", "ok", "cost", "step", "success")
+
+
+class NesyVectorEnv(VectorEnv):  # type: ignore[type-arg]
+    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.NEXT_STEP,
+                                          "render_modes": []}
+
+    def __init__(self, num_envs: int = 1, spec: WorldSpec | str | Path = "pogostick",
+                 observation: ObservationConfig | str | dict[str, Any] | None = None,
+                 engine: str | None = None, copy: bool = True) -> None:
+        """`engine`: "compiled", "worlds" or None (compiled where the spec allows, see
+        `BatchWorld`). `copy`: hand out copies of the observation buffer (False: the buffer
+        itself, overwritten by the next step)."""
+        self.config = ObservationConfig.coerce(observation)
+        if self.config.kind != "lidar":
+            raise ValueError(f"NesyVectorEnv makes 'lidar' observations, not "
+                             f"{self.config.kind!r}; for other kinds use "
+                             "gymnasium.vector.SyncVectorEnv over NesyGridEnv")
+        self.batch = BatchWorld(spec, num_envs, engine=engine)
+        self.num_envs, self.copy = num_envs, copy
+        template = self.batch.template
+        self.action_names = self.batch.action_names
+        self.single_action_space = spaces.Discrete(len(self.action_names))
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.single_observation_space = ObservationBuilder(template, template.main,
+                                                           self.config).space
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        reward = template.spec.reward
+        self._rewards = (reward.step, reward.goal, reward.give_up)
+        self._max_steps = template.spec.max_steps
+        self._obs = np.zeros(self.observation_space.shape, np.float32)
+        self._mask = np.zeros((num_envs, len(self.action_names)), bool)
+        self._autoreset = np.zeros(num_envs, bool)
+        self._ready = False
+
+    # ------------------------------------------------------------------ Gymnasium API
+    def reset(self, *, seed: int | Sequence[int | None] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Seed copy i with seed + i (or seed[i]); None continues each copy's own stream.
+        ``options={"reset_mask": mask}`` resets only the copies where mask is True."""
+        super().reset(seed=seed if isinstance(seed, int) else None)
+        n = self.num_envs
+        if seed is None:
+            seeds: list[int | None] = [None] * n
+        elif isinstance(seed, int | np.integer):
+            seeds = [int(seed) + i for i in range(n)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != n:
+                raise ValueError(f"{len(seeds)} seeds for {n} envs")
+        which = np.ones(n, bool)
+        if options and "reset_mask" in options:
+            which = np.asarray(options["reset_mask"])
+            if which.shape != (n,) or which.dtype != np.bool_:
+                raise ValueError(f"reset_mask must be a bool array of shape ({n},), got "
+                                 f"{which.dtype} {which.shape}")
+        envs = np.flatnonzero(which)
+        self.batch.reset(envs, [seeds[i] for i in envs])
+        self._autoreset[envs] = False
+        self._ready = True
+        zero = np.zeros(n)
+        return self._observe(), self._info(np.ones(n, bool), zero)
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                          dict[str, Any]]:
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        actions = self._check(actions)
+        restart = self._autoreset
+        stepped = np.flatnonzero(~restart)
+        costs = np.zeros(self.num_envs)
+        costs[stepped] = self.batch.step(stepped, actions[stepped])
+        if restart.any():
+            self.batch.reset(np.flatnonzero(restart), [None] * int(restart.sum()))
+        success = self.batch.success()
+        step, gave_up = self.batch.clock()
+        r_step, r_goal, r_give_up = self._rewards
+        reward = r_step + r_goal * success + r_give_up * gave_up
+        terminated = success | gave_up
+        truncated = ~terminated & (step >= self._max_steps)
+        reward[restart], terminated[restart], truncated[restart] = 0.0, False, False
+        ok = ~np.isnan(costs)
+        self._autoreset = terminated | truncated
+        return (self._observe(), reward, terminated, truncated,
+                self._info(ok, np.where(ok, costs, 0.0), success, step))
+
+    # ------------------------------------------------------------------ helpers
+    def _check(self, actions: Any) -> np.ndarray:
+        """Actions as an int64 array of shape (N,), or a ValueError saying what was wrong:
+        nothing is broadcast and nothing is rounded."""
+        arr = np.asarray(actions)
+        n, k = self.num_envs, len(self.action_names)
+        if arr.shape != (n,):
+            raise ValueError(f"actions must have shape ({n},), one per env; got shape "
+                             f"{arr.shape}")
+        if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+            raise ValueError(f"actions must be integers (action indices), got dtype {arr.dtype}")
+        bad = np.flatnonzero((arr < 0) | (arr >= k))
+        if len(bad):
+            raise ValueError(f"action {arr[bad[0]]} of env {bad[0]} is outside Discrete({k})")
+        return arr.astype(np.int64, copy=False)
+
+    def _observe(self) -> np.ndarray:
+        self.batch.lidar_into(self._obs, self.config.inventory_cap, self.config.lidar_range)
+        return self._obs.copy() if self.copy else self._obs
+
+    def _info(self, ok: np.ndarray, cost: np.ndarray, success: np.ndarray | None = None,
+              step: np.ndarray | None = None) -> dict[str, Any]:
+        self.batch.action_mask_into(self._mask)
+        info: dict[str, Any] = {
+            "action_mask": self._mask.copy(),
+            "ok": ok,
+            "cost": cost,
+            "step": (self.batch.clock()[0] if step is None else step).copy(),
+            "success": self.batch.success() if success is None else success,
+        }
+        every = np.ones(self.num_envs, bool)
+        info.update({f"_{k}": every for k in INFO_KEYS})
+        return info

@@ -1,0 +1,242 @@
+"""The initial map of an episode, built by one compiled function from its key.
+
+`LayoutPlan` is the spec's layout compiled to arrays once per spec; `LayoutPlan.build(key)`
+fills a map for one episode key, and the batched core calls the same kernel for each world it
+resets, so a world and its batched twin start on the same map. Random choices are ranked by
+hashes of (key, attempt, what, cell): the k cells of a placement are the k free cells of
+lowest rank, which is a uniform draw without replacement and needs no generator state.
+
+A random placement is redrawn (attempt + 1) until it seals nothing off: the walkable cells
+(fenced ones count as walkable, fences being meant to be broken) must form as many regions
+as the fixed map does, and every placed thing must have a walkable side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from nesyworld.world.catalog import TypeCatalog
+from nesyworld.world.errors import SpecError
+from nesyworld.world.kernels.jit import njit
+from nesyworld.world.kernels.keys import TAG_AGENT_CELL, TAG_AGENT_FACING, TAG_PLACE, mix, mix3
+from nesyworld.world.spec import WorldSpec
+
+MAX_LAYOUT_TRIES = 200
+
+OK, NO_ROOM_FOR_OBJECTS, NO_ROOM_FOR_AGENT, SEALED = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class LayoutPlan:
+    """Everything the layout kernel reads, as arrays (cells are flat indices r * W + c)."""
+
+    shape: tuple[int, int]
+    base: np.ndarray  # int16 (H*W,): border, walls, doors, fixed placements
+    place_type: np.ndarray  # int32 (P,)
+    place_count: np.ndarray  # int32 (P,): how many to place at random
+    place_where: np.ndarray  # bool (P, H*W): where each placement may go, door margins out
+    fence_target: np.ndarray  # int32 (S,)
+    fence_type: np.ndarray  # int32 (S,)
+    agent_cell: np.ndarray  # int32 (A,): fixed cell, or -1 for a random one
+    agent_where: np.ndarray  # bool (A, H*W)
+    agent_type: np.ndarray  # int32 (A,)
+    agent_facing: np.ndarray  # int32 (A,): fixed facing, or -1 for a random one
+    passable: np.ndarray  # bool (T,)
+    randomised: bool
+    regions: int  # walkable regions of `base`
+    names: tuple[tuple[str, ...], tuple[str, ...]]  # placement types and agent names, for errors
+
+    @classmethod
+    def of(cls, spec: WorldSpec, types: TypeCatalog, agent_names: tuple[str, ...]) -> LayoutPlan:
+        from nesyworld.world.layout import fixed_grid  # (layout.py imports this module)
+
+        m, (h, w) = spec.map, spec.map.size
+        base = fixed_grid(spec, types)
+        margin = np.ones((h, w), bool)  # cells next to a door are never handed out
+        for door in m.doors:
+            r, c = door.at
+            margin[max(r - 1, 0):r + 2, max(c - 1, 0):c + 2] = False
+
+        def where(room: str | None) -> np.ndarray:
+            inside = np.zeros((h, w), bool)
+            rooms = [m.room(room)] if room is not None else list(m.rooms)
+            if not rooms:
+                inside[:] = True
+            for r in rooms:
+                inside[r.start[0]:r.end[0] + 1, r.start[1]:r.end[1] + 1] = True
+            return (inside & margin).ravel()
+
+        placements = [p for p in m.objects if p.quantity > len(p.at)]
+        agents = [spec.agents[n] for n in agent_names]
+        randomised = bool(placements) or any(a.at is None for a in agents)
+        passable = types.passable.copy()
+        return cls(
+            shape=(h, w),
+            base=base.ravel().copy(),
+            place_type=np.array([types.id(p.type) for p in placements], np.int32),
+            place_count=np.array([p.quantity - len(p.at) for p in placements], np.int32),
+            place_where=np.array([where(p.room) for p in placements], bool).reshape(-1, h * w),
+            fence_target=np.array([types.id(s.target) for s in m.surround], np.int32),
+            fence_type=np.array([types.id(s.with_) for s in m.surround], np.int32),
+            agent_cell=np.array([-1 if a.at is None else a.at[0] * w + a.at[1] for a in agents],
+                                np.int32),
+            agent_where=np.array([where(a.room) for a in agents], bool).reshape(-1, h * w),
+            agent_type=np.array([types.id(a.type) for a in agents], np.int32),
+            agent_facing=np.array([-1 if a.facing is None else a.facing for a in agents],
+                                  np.int32),
+            passable=passable,
+            randomised=randomised,
+            regions=_count_regions(passable[base.ravel()], h, w) if randomised else 0,
+            names=(tuple(p.type for p in placements), tuple(agent_names)),
+        )
+
+    def build_into(self, key: int, grid: np.ndarray, pos: np.ndarray, under: np.ndarray,
+                   facing: np.ndarray, spec_name: str = "") -> None:
+        """Fill a flat grid and the agents' arrays for an episode key, or raise SpecError."""
+        status, which = _layout(
+            self.base, self.place_type, self.place_count, self.place_where, self.fence_target,
+            self.fence_type, self.agent_cell, self.agent_where, self.agent_type,
+            self.agent_facing, self.passable, self.randomised, self.regions, key,
+            self.shape[0], self.shape[1], MAX_LAYOUT_TRIES, grid, pos, under, facing)
+        if status != OK:
+            raise self._error(status, which, spec_name)
+
+    def _error(self, status: int, which: int, spec_name: str) -> SpecError:
+        if status == NO_ROOM_FOR_OBJECTS:
+            t = self.names[0][which]
+            return SpecError(f"cannot place {self.place_count[which]} more {t}: not enough free "
+                             "cells in its room", key_path=f"map.objects.{t}.quantity",
+                             expected="a quantity that fits the room")
+        if status == NO_ROOM_FOR_AGENT:
+            name = self.names[1][which]
+            return SpecError(f"no free cell for agent '{name}'", key_path=f"agents.{name}.room",
+                             expected="a room with empty cells")
+        return SpecError(f"could not place the objects and agents of '{spec_name}' without "
+                         f"sealing parts of the map off in {MAX_LAYOUT_TRIES} tries",
+                         key_path="map.objects", expected="fewer objects or larger rooms")
+
+
+@njit
+def _count_regions(walk: np.ndarray, h: int, w: int) -> int:
+    """4-connected regions of the walkable cells (flat bool array), by flood fill."""
+    seen = np.zeros(h * w, np.bool_)
+    stack = np.empty(h * w, np.int32)
+    n = 0
+    for start in range(h * w):
+        if not walk[start] or seen[start]:
+            continue
+        n += 1
+        seen[start] = True
+        top = 0
+        stack[0] = start
+        while top >= 0:
+            cur = stack[top]
+            top -= 1
+            r, c = cur // w, cur % w
+            for d in range(4):
+                nr = r - 1 if d == 0 else (r + 1 if d == 2 else r)
+                nc = c + 1 if d == 1 else (c - 1 if d == 3 else c)
+                if 0 <= nr < h and 0 <= nc < w:
+                    nxt = nr * w + nc
+                    if walk[nxt] and not seen[nxt]:
+                        seen[nxt] = True
+                        top += 1
+                        stack[top] = nxt
+    return n
+
+
+@njit
+def _lowest(grid: np.ndarray, where: np.ndarray, salt: int, k: int, ranks: np.ndarray,
+            out: np.ndarray) -> int:
+    """Write into `out` the k free cells (air, allowed by `where`) of lowest rank under `salt`,
+    in cell order; return how many free cells there were (fewer than k: nothing written).
+    `ranks` is scratch space of one int64 per cell."""
+    n_cells = grid.shape[0]
+    n = 0
+    for cell in range(n_cells):
+        if grid[cell] == 0 and where[cell]:
+            ranks[n] = mix(salt, cell) * n_cells + cell  # unique: cell breaks rank ties
+            n += 1
+    if n < k:
+        return n
+    if k * 8 > n:  # many of few: sort
+        chosen = np.sort(ranks[:n])[:k] % n_cells
+    else:  # a few of many (the usual case): k scans for the next lowest rank
+        chosen = np.empty(k, np.int64)
+        last = -1
+        for j in range(k):
+            best = np.iinfo(np.int64).max
+            for i in range(n):
+                if last < ranks[i] < best:
+                    best = ranks[i]
+            chosen[j], last = best % n_cells, best
+    out[:k] = np.sort(chosen)
+    return n
+
+
+@njit
+def _layout(base: np.ndarray, place_type: np.ndarray, place_count: np.ndarray,
+            place_where: np.ndarray, fence_target: np.ndarray, fence_type: np.ndarray,
+            agent_cell: np.ndarray, agent_where: np.ndarray, agent_type: np.ndarray,
+            agent_facing: np.ndarray, passable: np.ndarray, randomised: bool, regions: int,
+            key: int, h: int, w: int, tries: int, grid: np.ndarray, pos: np.ndarray,
+            under: np.ndarray, facing: np.ndarray) -> tuple[int, int]:
+    n_cells = h * w
+    chosen = np.empty(n_cells, np.int32)
+    ranks = np.empty(n_cells, np.int64)
+    fenced = np.zeros(n_cells, np.bool_)
+    for attempt in range(tries):
+        grid[:] = base
+        for p in range(place_type.shape[0]):
+            k = place_count[p]
+            salt = mix3(key, TAG_PLACE, attempt, p)
+            if _lowest(grid, place_where[p], salt, k, ranks, chosen) < k:
+                return NO_ROOM_FOR_OBJECTS, p
+            for j in range(k):
+                grid[chosen[j]] = place_type[p]
+        fenced[:] = False
+        for s in range(fence_target.shape[0]):
+            for cell in range(n_cells):
+                if grid[cell] != fence_target[s]:
+                    continue
+                r, c = cell // w, cell % w
+                for rr in range(max(r - 1, 0), min(r + 2, h)):
+                    for cc in range(max(c - 1, 0), min(c + 2, w)):
+                        if grid[rr * w + cc] == 0:
+                            grid[rr * w + cc] = fence_type[s]
+                            fenced[rr * w + cc] = True
+        for i in range(agent_type.shape[0]):
+            cell = agent_cell[i]
+            if cell < 0:
+                if _lowest(grid, agent_where[i], mix3(key, TAG_AGENT_CELL, attempt, i), 1,
+                           ranks, chosen) < 1:
+                    return NO_ROOM_FOR_AGENT, i
+                cell = chosen[0]
+            pos[i, 0], pos[i, 1] = cell // w, cell % w
+            under[i] = grid[cell]
+            grid[cell] = agent_type[i]
+            f = agent_facing[i]
+            facing[i] = mix3(key, TAG_AGENT_FACING, attempt, i) & 3 if f < 0 else f
+        if not randomised or _sound(grid, base, passable, fenced, regions, h, w):
+            return OK, 0
+    return SEALED, 0
+
+
+@njit
+def _sound(grid: np.ndarray, base: np.ndarray, passable: np.ndarray, fenced: np.ndarray,
+           regions: int, h: int, w: int) -> bool:
+    """No new sealed pocket, and every placed thing has an open (walkable or fenced) side."""
+    n_cells = h * w
+    walk = np.empty(n_cells, np.bool_)
+    for cell in range(n_cells):
+        walk[cell] = passable[grid[cell]] or fenced[cell]
+    for cell in range(n_cells):
+        if grid[cell] == base[cell] or walk[cell]:
+            continue
+        r, c = cell // w, cell % w
+        if not ((r > 0 and walk[cell - w]) or (r < h - 1 and walk[cell + w])
+                or (c > 0 and walk[cell - 1]) or (c < w - 1 and walk[cell + 1])):
+            return False
+    return _count_regions(walk, h, w) == regions
