@@ -14,6 +14,9 @@ Typical use::
         save_checkpoint("op.pt", result, operator="learned_break_1")
     policy = load_checkpoint("op.pt").policy()
     action = policy.act(obs, info["action_mask"])
+
+A native Gymnasium vector env (N copies stepped at once) replaces the single-env factory with
+`train(vector_env_factory=lambda n: make_vector_env(num_envs=n), config=...)`.
 """
 
 from nesyworld.learning.agent import Agent, build_agent
@@ -23,6 +26,7 @@ from nesyworld.learning.convergence import ConvergenceTest
 from nesyworld.learning.masking import ActionMaskObservation, apply_action_mask, mask_from_info
 from nesyworld.learning.policy import Policy
 from nesyworld.learning.trainer import EpochRecord, TrainResult, train
+from nesyworld.learning.vector_adapter import VectorEnvAdapter, VectorEnvFactory
 
 __all__ = [
     "ActionMaskObservation",
@@ -35,6 +39,8 @@ __all__ = [
     "Policy",
     "TrainConfig",
     "TrainResult",
+    "VectorEnvAdapter",
+    "VectorEnvFactory",
     "apply_action_mask",
     "build_agent",
     "load_checkpoint",

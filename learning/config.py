@@ -145,7 +145,8 @@ class TrainConfig:
     """`subprocess`: tianshou SubprocVectorEnv, one process per env (real parallelism).
     `dummy`: DummyVectorEnv, all in-process (tests, envs that cannot be forked, and cheap envs:
     for the test gridworld, whose steps cost microseconds, dummy ran at ~450 env steps/s with
-    updates included and subprocess at ~310, the pipes costing more than the env)."""
+    updates included and subprocess at ~310, the pipes costing more than the env).
+    Unused when `train` is given a `vector_env_factory` (one native Gymnasium vector env)."""
 
     eval_episodes: int = 20
     """Evaluation episodes per epoch. The paper uses 100; with 4800-step epochs and 400-step

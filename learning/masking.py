@@ -29,6 +29,8 @@ __all__ = [
     "apply_action_mask",
     "flatten_observation",
     "mask_from_info",
+    "mask_observation",
+    "masked_observation_space",
 ]
 
 MASKED_LOGIT = -1e8
@@ -63,6 +65,36 @@ def mask_from_info(
     if mask.shape != (n_actions,):
         raise ValueError(f"info[{mask_key!r}] has shape {mask.shape}, expected ({n_actions},)")
     return mask
+
+
+def masked_observation_space(raw_space: gym.Space, n_actions: int) -> gym.spaces.Dict:
+    """The Dict space of the observations `mask_observation` makes from `raw_space`."""
+    flat = flatten_space(raw_space)
+    return gym.spaces.Dict(
+        {
+            "obs": gym.spaces.Box(-np.inf, np.inf, shape=flat.shape, dtype=np.float32),
+            "mask": gym.spaces.MultiBinary(n_actions),
+        }
+    )
+
+
+def mask_observation(
+    raw_space: gym.Space,
+    obs: Any,
+    info: dict[str, Any],
+    n_actions: int,
+    success_key: str = "success",
+    mask_key: str = "action_mask",
+) -> tuple[dict[str, np.ndarray], dict[str, bool]]:
+    """One env's (observation, info) in the form the agent trains on: the Dict observation
+    {"obs", "mask"} and the info reduced to {SUCCESS_INFO_KEY: bool}.
+
+    A function rather than wrapper code so that the single-env wrapper and the adapter of
+    gymnasium vector envs (vector_adapter.py) give the policy exactly the same encoding.
+    """
+    mask = mask_from_info(info, n_actions, mask_key)
+    wrapped = {"obs": flatten_observation(raw_space, obs), "mask": mask.astype(np.int8)}
+    return wrapped, {SUCCESS_INFO_KEY: bool(info.get(success_key, False))}
 
 
 def apply_action_mask(logits: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
@@ -101,21 +133,12 @@ class ActionMaskObservation(gym.Wrapper):
         self.success_key = success_key
         self.mask_key = mask_key
         self.n_actions = int(env.action_space.n)
-        flat = flatten_space(env.observation_space)
-        self.observation_space = gym.spaces.Dict(
-            {
-                "obs": gym.spaces.Box(-np.inf, np.inf, shape=flat.shape, dtype=np.float32),
-                "mask": gym.spaces.MultiBinary(self.n_actions),
-            }
-        )
+        self.observation_space = masked_observation_space(env.observation_space, self.n_actions)
 
     def _wrap(self, obs: Any, info: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict]:
-        mask = mask_from_info(info, self.n_actions, self.mask_key)
-        wrapped = {
-            "obs": flatten_observation(self.raw_observation_space, obs),
-            "mask": mask.astype(np.int8),
-        }
-        return wrapped, {SUCCESS_INFO_KEY: bool(info.get(self.success_key, False))}
+        return mask_observation(
+            self.raw_observation_space, obs, info, self.n_actions, self.success_key, self.mask_key
+        )
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

@@ -6,7 +6,8 @@ only the best one so far), while the paper's convergence test needs the per-epoc
 and mean reward history. The loop is the on-policy trainer's core: collect a chunk inside
 `policy_within_training_step` (so actions are sampled), `algorithm.update` on the whole buffer,
 clear the buffer keeping episode statistics; every `epoch_length` steps, evaluate on separate
-envs and apply the convergence test.
+envs and apply the convergence test. The envs are N single envs in tianshou's vector envs, or
+one native Gymnasium vector env behind `VectorEnvAdapter` (vector_adapter.py).
 """
 
 from __future__ import annotations
@@ -18,27 +19,26 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 import torch
 import tqdm
 from tianshou.data import Collector, CollectStats, VectorReplayBuffer
 from tianshou.data.collector import StepHook
-from tianshou.env import BaseVectorEnv, DummyVectorEnv, SubprocVectorEnv
+from tianshou.env import BaseVectorEnv
 from tianshou.utils.torch_utils import policy_within_training_step
 
 from nesyworld.learning.agent import Agent, build_agent
 from nesyworld.learning.checkpoint import Checkpoint
 from nesyworld.learning.config import ICMConfig, PPOConfig, TrainConfig
 from nesyworld.learning.convergence import ConvergenceTest
-from nesyworld.learning.masking import SUCCESS_INFO_KEY, ActionMaskObservation
+from nesyworld.learning.envs import EnvFactory, make_envs
+from nesyworld.learning.masking import SUCCESS_INFO_KEY
 from nesyworld.learning.policy import Policy
+from nesyworld.learning.vector_adapter import VectorEnvAdapter, VectorEnvFactory
 
 __all__ = ["EpochRecord", "TrainResult", "train"]
 
 log = logging.getLogger(__name__)
-
-EnvFactory = Callable[[], gym.Env]
 
 MAX_UNLIMITED_EVAL_EPISODE = 10_000
 """Evaluation buffer length per env when TrainConfig.max_episode_steps is None; longer
@@ -86,6 +86,8 @@ class EpochRecord:
     """Evaluation mean episode length."""
     eval_episodes: int
     eval_steps: int
+    """Evaluation env steps taken (with a native vector env, including those of envs the
+    evaluation no longer needed, see vector_adapter.py)."""
     train_episodes: int
     """Training episodes finished in this epoch (and their success rate / mean return below)."""
     train_success_rate: float
@@ -112,6 +114,7 @@ class TrainResult:
     env_steps: int
     """Training env steps (exact; evaluation steps are in `eval_env_steps`)."""
     eval_env_steps: int
+    """Evaluation env steps taken (the sum of the epochs' `eval_steps`)."""
     epochs: list[EpochRecord]
     policy: Policy
     wall_seconds: float
@@ -131,44 +134,34 @@ class TrainResult:
         )
 
 
-def _make_venv(fns: list[EnvFactory], kind: str) -> BaseVectorEnv:
-    return SubprocVectorEnv(fns) if kind == "subprocess" else DummyVectorEnv(fns)
-
-
-def _wrapped_factory(env_factory: EnvFactory, config: TrainConfig, success_key: str) -> EnvFactory:
-    def make() -> gym.Env:
-        env = env_factory()
-        if config.max_episode_steps is not None:
-            env = gym.wrappers.TimeLimit(env, max_episode_steps=config.max_episode_steps)
-        return ActionMaskObservation(env, success_key=success_key)
-
-    return make
-
-
 def _mean(xs: Any, default: float = 0.0) -> float:
     arr = np.asarray(xs, dtype=float)
     return float(arr.mean()) if arr.size else default
 
 
-def _evaluate(collector: Collector, episodes: int) -> CollectStats:
-    """Run `episodes` evaluation episodes from fresh resets.
+def _evaluate(collector: Collector, episodes: int) -> tuple[CollectStats, int]:
+    """Run `episodes` evaluation episodes from fresh resets; also return the env steps taken.
 
     The collector resets its envs at the end of an n_episode collection (and once before the
-    first evaluation), so every evaluation starts new episodes.
+    first evaluation), so every evaluation starts new episodes. The steps taken exceed the
+    collected ones when a native vector env stepped envs the collector no longer used.
     """
     stats = collector.collect(n_episode=episodes)
     collector.reset_buffer()
-    return stats
+    env = collector.env
+    idle = env.pop_idle_steps() if isinstance(env, VectorEnvAdapter) else 0
+    return stats, stats.n_collected_steps + idle
 
 
 def train(
-    env_factory: EnvFactory,
+    env_factory: EnvFactory | None = None,
     config: TrainConfig | None = None,
     ppo: PPOConfig | None = None,
     icm: ICMConfig | None = None,
     success_key: str = "success",
     init: Checkpoint | None = None,
     on_epoch: Callable[[EpochRecord], bool | None] | None = None,
+    vector_env_factory: VectorEnvFactory | None = None,
 ) -> TrainResult:
     """Train a masked PPO (+ICM if `icm` is given) policy on envs made by `env_factory`.
 
@@ -178,9 +171,18 @@ def train(
     (fine-tuning). `on_epoch` is called after each epoch's evaluation (e.g. to log, save, or
     enforce a wall-clock limit): returning True stops training after that epoch.
 
+    Instead of `env_factory`, `vector_env_factory(n)` may make a native Gymnasium vector env of
+    n envs (`gymnasium.vector.VectorEnv`, autoreset mode NEXT_STEP or DISABLED, supporting
+    partial resets): called once with `num_envs` for training and once with
+    min(num_envs, eval_episodes) for evaluation. Its Discrete `single_action_space`, the
+    batched infos' "action_mask" (N, n_actions) and success flag (N,) play the same roles;
+    `config.vector_env` is then unused. Give exactly one of the two factories.
+
     Seeds torch's and numpy's global generators with `config.seed` (tianshou shuffles
     minibatches with numpy's), so a run is reproducible given the seed and the env.
     """
+    if (env_factory is None) == (vector_env_factory is None):
+        raise TypeError("train: give exactly one of env_factory and vector_env_factory")
     config = config or TrainConfig()
     ppo = ppo or PPOConfig()
     start = time.perf_counter()
@@ -194,19 +196,12 @@ def train(
     old_validate = torch.distributions.Distribution._validate_args
     torch.distributions.Distribution.set_default_validate_args(False)
 
-    # The spaces come from a probe env made here (never reset or stepped): tianshou's
-    # `get_env_attr` reads `env.unwrapped`, which misses any wrapper that changes the spaces.
-    probe = env_factory()
-    obs_space, act_space = probe.observation_space, probe.action_space
-    probe.close()
-    make = _wrapped_factory(env_factory, config, success_key)
-    n_eval_envs = min(config.num_envs, config.eval_episodes)
     venvs: list[BaseVectorEnv] = []
     try:
-        train_envs = _make_venv([make] * config.num_envs, config.vector_env)
-        venvs.append(train_envs)
-        eval_envs = _make_venv([make] * n_eval_envs, config.vector_env)
-        venvs.append(eval_envs)
+        obs_space, act_space = make_envs(
+            env_factory, vector_env_factory, config, success_key, venvs
+        )
+        train_envs, eval_envs = venvs
         train_envs.seed(config.seed)
         eval_envs.seed(config.seed + 10_000)
         agent = build_agent(obs_space, act_space, ppo, icm, config.deterministic_eval)
@@ -290,8 +285,8 @@ def _run(
             if epoch_steps == 0:
                 break
             train_seconds = time.perf_counter() - epoch_t0
-            ev = _evaluate(eval_collector, config.eval_episodes)
-            eval_steps += ev.n_collected_steps
+            ev, ev_steps = _evaluate(eval_collector, config.eval_episodes)
+            eval_steps += ev_steps
             rates = [*(r.success_rate for r in epochs), _mean(eval_success.pop())]
             rewards = [*(r.mean_reward for r in epochs), _mean(ev.returns)]
             converged, reason = test.check(rates, rewards)
@@ -303,7 +298,7 @@ def _run(
                 mean_reward=rewards[-1],
                 mean_length=_mean(ev.lens),
                 eval_episodes=ev.n_collected_episodes,
-                eval_steps=ev.n_collected_steps,
+                eval_steps=ev_steps,
                 train_episodes=len(returns),
                 train_success_rate=_mean(successes, default=float("nan")),
                 train_mean_reward=_mean(returns, default=float("nan")),

@@ -14,6 +14,8 @@ so a masking bug surfaces as an exception inside training. The detour (right, th
 means no fixed action preference reaches the goal: the policy must depend on the state.
 Reward +1000 on reaching the goal, -1 for every other step; truncated after `max_steps` steps.
 Observation: one-hot position (25 floats). Shortest path: 12 steps, optimal return 1000 - 11.
+
+`NativeChain` is a tiny native Gymnasium vector env (numpy, all envs stepped at once).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
 
 from nesyworld.learning import PPOConfig, TrainConfig, TrainResult, train
 
@@ -88,6 +92,58 @@ class GridWorld(gym.Env):
         return self._obs(), reward, success, truncated, info
 
 
+class NativeChain(VectorEnv):
+    """N corridors of LENGTH cells stepped together in numpy, the way a native vector env is
+    written: NEXT_STEP autoreset, partial resets by `reset_mask`, batched infos with `_key`
+    masks. Start at 0; action 1 moves right, 0 left (masked at 0), 2 is always masked (and
+    raises, like the gridworld). +1000 on reaching the end, else -1; truncated at 20 steps."""
+
+    LENGTH, MAX_STEPS = 6, 20
+
+    def __init__(self, num_envs: int) -> None:
+        self.metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+        self.num_envs = num_envs
+        self.single_observation_space = gym.spaces.Discrete(self.LENGTH)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.single_action_space = gym.spaces.Discrete(3)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.pos = np.zeros(num_envs, np.int64)
+        self.t = np.zeros(num_envs, np.int64)
+        self.pending = np.zeros(num_envs, bool)
+        self.steps = self.autoresets = 0
+
+    def _infos(self, success: np.ndarray | None = None) -> dict[str, Any]:
+        mask = np.zeros((self.num_envs, 3), bool)
+        mask[:, 0], mask[:, 1] = self.pos > 0, True
+        infos = {"action_mask": mask, "_action_mask": np.ones(self.num_envs, bool)}
+        if success is not None:
+            infos.update(success=success, _success=success.copy())
+        return infos
+
+    def reset(self, *, seed: Any = None, options: dict | None = None) -> tuple[Any, dict]:
+        super().reset(seed=seed)
+        chosen = (options or {}).get("reset_mask", np.ones(self.num_envs, bool))
+        self.pos[chosen] = self.t[chosen] = 0
+        self.pending[chosen] = False
+        return self.pos.copy(), self._infos()
+
+    def step(self, actions: Any) -> tuple[Any, ...]:
+        actions, active = np.asarray(actions), ~self.pending
+        legal = self._infos()["action_mask"][np.arange(self.num_envs), actions]
+        if not legal[active].all():
+            raise RuntimeError(f"illegal actions {actions} at {self.pos}")
+        self.autoresets += int(self.pending.sum())  # NEXT_STEP: these restart, action ignored
+        self.pos[self.pending] = self.t[self.pending] = 0
+        self.pos[active] += np.where(actions == 1, 1, -1)[active]
+        self.t[active] += 1
+        self.steps += int(active.sum())
+        success = active & (self.pos == self.LENGTH - 1)
+        trunc = active & ~success & (self.t >= self.MAX_STEPS)
+        self.pending = success | trunc
+        rew = np.where(active, np.where(success, 1000.0, -1.0), 0.0)
+        return self.pos.copy(), rew, success, trunc, self._infos(success)
+
+
 def fast_config(**overrides: Any) -> TrainConfig:
     """A TrainConfig for tests: in-process envs, short epochs, no progress bar.
 
@@ -132,6 +188,11 @@ def grid() -> SimpleNamespace:
         fast_config=fast_config,
         greedy_rollout=greedy_rollout,
     )
+
+
+@pytest.fixture
+def native_chain() -> type[NativeChain]:
+    return NativeChain
 
 
 @pytest.fixture(scope="session")
