@@ -71,23 +71,22 @@ def fixed_grid(spec: WorldSpec, types: TypeCatalog) -> np.ndarray:
     return grid
 
 
-def free_cells(grid: np.ndarray, spec: WorldSpec, room: str | None) -> np.ndarray:
-    """Empty (air) cells, inside `room` when given, in row-major order.
-
-    Cells next to a door are never handed out, so random placement cannot seal a room off.
-    """
-    free = grid == 0
-    for door in spec.map.doors:
-        r, c = door.at
-        free[max(r - 1, 0):r + 2, max(c - 1, 0):c + 2] = False
-    if room is not None:
-        r = spec.map.room(room)
-        inside = np.zeros_like(free)
+def placement_area(spec: WorldSpec, room: str | None) -> np.ndarray:
+    """Where random placement may put things: inside `room` (any room when None, the whole
+    map when there are none), never next to a door, so that nothing seals a room off."""
+    m = spec.map
+    inside = np.zeros(tuple(m.size), bool)
+    rooms = [m.room(room)] if room is not None else list(m.rooms)
+    if not rooms:
+        inside[:] = True
+    for r in rooms:
         inside[r.start[0]:r.end[0] + 1, r.start[1]:r.end[1] + 1] = True
-        free &= inside
-    elif spec.map.rooms:
-        inside = np.zeros_like(free)
-        for r in spec.map.rooms:
-            inside[r.start[0]:r.end[0] + 1, r.start[1]:r.end[1] + 1] = True
-        free &= inside
-    return np.argwhere(free)
+    for door in m.doors:
+        r, c = door.at
+        inside[max(r - 1, 0):r + 2, max(c - 1, 0):c + 2] = False
+    return inside
+
+
+def free_cells(grid: np.ndarray, spec: WorldSpec, room: str | None) -> np.ndarray:
+    """Empty (air) cells of `placement_area(spec, room)`, in row-major order."""
+    return np.argwhere((grid == 0) & placement_area(spec, room))

@@ -2,7 +2,7 @@
 
 The approach action runs a faster flat-list version (`actions/movement.py`); the tests check
 it against `path_to_adjacent` and `reachable` here, which stay as the reference. `dilate4` and
-`label_regions` are used directly by the layout and the approach mask.
+`label_regions` stay as the reference the tests check the faster region code against.
 """
 
 from __future__ import annotations

@@ -457,6 +457,8 @@ class World:
             "novelties": list(self.spec.novelties),
             "state": self.state.to_dict(),
             "rng": self.rng.bit_generator.state,
+            "stream": self._stream,  # with `resets`: the keys of the episodes to come
+            "resets": self._resets,
         }
         Path(path).write_text(json.dumps(data))
 
@@ -466,6 +468,8 @@ class World:
             raise ValueError(f"{path}: not a nesyworld state file")
         self.state = WorldState.from_dict(data["state"])
         self.rng.bit_generator.state = data["rng"]
+        if "stream" in data:  # files written before episode keys have none
+            self._stream, self._resets = int(data["stream"]), int(data["resets"])
 
     @classmethod
     def load(cls, path: str | Path, spec: WorldSpec | str | Path | None = None) -> World:

@@ -7,20 +7,11 @@ from __future__ import annotations
 import json
 import math
 
-import gymnasium
 import pytest
 
 from nesyworld.experiments.benchmarks import speed
-from nesyworld.experiments.benchmarks.env_throughput import ENV_ID
 
-try:
-    gymnasium.make_vec(ENV_ID, num_envs=2, vectorization_mode="vector_entry_point").close()
-    VECTOR_MODE = "vector_entry_point"
-except gymnasium.error.Error:
-    # FALLBACK: the env has no vector entry point yet (it is being built in world/), so the
-    # batched rows are measured through gymnasium's SyncVectorEnv instead. Remove this
-    # fallback once the entry point lands.
-    VECTOR_MODE = "sync"
+VECTOR_MODE = "vector_entry_point"  # the native NesyVectorEnv, never a stand-in
 
 SIZES = (1, 4)
 ARGS = ["--steps", "200", "--repeats", "1", "--sizes", *map(str, SIZES),

@@ -53,16 +53,14 @@ class BatchWorld:
         self.shape: tuple[int, int] = tuple(self.spec.map.size)  # type: ignore[assignment]
         goal = self.template._goal
         self._goal_ids, self._goal_counts = np.flatnonzero(goal), goal[np.flatnonzero(goal)]
+        self._builders: dict[tuple[int, int | None], list[Any]] = {}
         if self.engine == "worlds":
-            self.worlds = [World(self.spec) for _ in range(num_envs)]
+            self.worlds = [World(self.spec, None if seed is None else seed + i)
+                           for i in range(num_envs)]
             return
         self.state = BatchState.zeros(num_envs, self.tables)
         self._S, self._K = self.state.arrays(), kernel_tables(self.tables)
-        plan = self.tables.layout
-        self._L = (plan.base, plan.place_type, plan.place_count, plan.place_where,
-                   plan.fence_target, plan.fence_type, plan.agent_cell, plan.agent_where,
-                   plan.agent_type, plan.agent_facing, plan.passable, plan.randomised,
-                   plan.regions)
+        self._L = self.tables.layout.kernel_args()
         self._stream = np.array([stream_of(None if seed is None else seed + i)
                                  for i in range(num_envs)], np.int64)
         self._resets = np.zeros(num_envs, np.int64)
@@ -121,11 +119,19 @@ class BatchWorld:
     def lidar_into(self, out: np.ndarray, cap: int, max_range: int | None = None) -> None:
         """The main agent's "lidar" observation of every world, as `NesyGridEnv` makes it."""
         if self.engine == "worlds":
-            from nesyworld.world.envs.observations import ObservationBuilder, ObservationConfig
+            builders = self._builders.get((cap, max_range))
+            if builders is None:
+                from nesyworld.world.envs.observations import (
+                    ObservationBuilder,
+                    ObservationConfig,
+                )
 
-            config = ObservationConfig(kind="lidar", inventory_cap=cap, lidar_range=max_range)
-            for n, world in enumerate(self.worlds):
-                out[n] = ObservationBuilder(world, world.main, config).build()
+                config = ObservationConfig(kind="lidar", inventory_cap=cap,
+                                           lidar_range=max_range)
+                builders = self._builders[(cap, max_range)] = [
+                    ObservationBuilder(world, world.main, config) for world in self.worlds]
+            for n, builder in enumerate(builders):
+                out[n] = builder.build()
             return
         if max_range not in self._beams:
             cells, dists, ego, offsets = _beam_table(*self.shape, max_range)

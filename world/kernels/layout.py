@@ -50,23 +50,14 @@ class LayoutPlan:
 
     @classmethod
     def of(cls, spec: WorldSpec, types: TypeCatalog, agent_names: tuple[str, ...]) -> LayoutPlan:
-        from nesyworld.world.layout import fixed_grid  # (layout.py imports this module)
+        # (world/layout.py imports this module)
+        from nesyworld.world.layout import fixed_grid, placement_area
 
         m, (h, w) = spec.map, spec.map.size
         base = fixed_grid(spec, types)
-        margin = np.ones((h, w), bool)  # cells next to a door are never handed out
-        for door in m.doors:
-            r, c = door.at
-            margin[max(r - 1, 0):r + 2, max(c - 1, 0):c + 2] = False
 
         def where(room: str | None) -> np.ndarray:
-            inside = np.zeros((h, w), bool)
-            rooms = [m.room(room)] if room is not None else list(m.rooms)
-            if not rooms:
-                inside[:] = True
-            for r in rooms:
-                inside[r.start[0]:r.end[0] + 1, r.start[1]:r.end[1] + 1] = True
-            return (inside & margin).ravel()
+            return placement_area(spec, room).ravel()
 
         placements = [p for p in m.objects if p.quantity > len(p.at)]
         agents = [spec.agents[n] for n in agent_names]
@@ -92,14 +83,18 @@ class LayoutPlan:
             names=(tuple(p.type for p in placements), tuple(agent_names)),
         )
 
+    def kernel_args(self) -> tuple:  # type: ignore[type-arg]
+        """The plan as `_layout`'s first 13 arguments, in its order."""
+        return (self.base, self.place_type, self.place_count, self.place_where,
+                self.fence_target, self.fence_type, self.agent_cell, self.agent_where,
+                self.agent_type, self.agent_facing, self.passable, self.randomised,
+                self.regions)
+
     def build_into(self, key: int, grid: np.ndarray, pos: np.ndarray, under: np.ndarray,
                    facing: np.ndarray, spec_name: str = "") -> None:
         """Fill a flat grid and the agents' arrays for an episode key, or raise SpecError."""
-        status, which = _layout(
-            self.base, self.place_type, self.place_count, self.place_where, self.fence_target,
-            self.fence_type, self.agent_cell, self.agent_where, self.agent_type,
-            self.agent_facing, self.passable, self.randomised, self.regions, key,
-            self.shape[0], self.shape[1], MAX_LAYOUT_TRIES, grid, pos, under, facing)
+        status, which = _layout(*self.kernel_args(), key, self.shape[0], self.shape[1],
+                                MAX_LAYOUT_TRIES, grid, pos, under, facing)
         if status != OK:
             raise self._error(status, which, spec_name)
 
