@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from nesyworld.world.batch.advance import StepBuffers, advance_worlds
 from nesyworld.world.batch.dynamics import step_worlds
 from nesyworld.world.batch.masks import mask_worlds
 from nesyworld.world.batch.observe import lidar_worlds
@@ -65,6 +66,7 @@ class BatchWorld:
                                  for i in range(num_envs)], np.int64)
         self._resets = np.zeros(num_envs, np.int64)
         self._beams: dict[int | None, tuple[Any, ...]] = {}
+        self._status = np.zeros(num_envs, np.int64)
         self._reset_compiled(np.arange(num_envs))
 
     # ------------------------------------------------------------------ episodes
@@ -82,15 +84,63 @@ class BatchWorld:
         self._reset_compiled(envs)
 
     def _reset_compiled(self, envs: np.ndarray) -> None:
-        status = np.zeros(len(envs), np.int64)
+        status = self._status[:len(envs)]
         h, w = self.shape
         reset_worlds(self._S, self._K, self.state.regions, envs.astype(np.int64), self._stream,
                      self._resets, self._L, h, w, MAX_LAYOUT_TRIES,
                      self.tables.init_inventory, status)
+        self._raise_on_layout_failure(status)
+
+    def _raise_on_layout_failure(self, status: np.ndarray) -> None:
         bad = np.flatnonzero(status)
         if len(bad):
             code, which = divmod(int(status[bad[0]]), 65536)
+            status[:] = 0
             raise self.tables.layout._error(code, which, self.spec.name)
+
+    # ------------------------------------------------------------------ vector steps
+    def advance(self, actions: np.ndarray, out: StepBuffers, cap: int,
+                max_range: int | None = None) -> None:
+        """One vector-env step (NEXT_STEP autoreset): worlds whose `out.restart` is set
+        start a new episode, the others take their action (int64, one per world); then
+        rewards, flags, the "lidar" observations and the next masks are written to `out`,
+        and `out.restart` marks the episodes that just ended."""
+        if self.engine == "worlds":
+            self._advance_worlds(actions, out, cap, max_range)
+            return
+        h, w = self.shape
+        r_step, r_goal, r_give_up = self.tables.rewards
+        advance_worlds(self._S, self._K, self.state.regions, self._L, self._stream,
+                       self._resets, actions, self.main, h, w, MAX_LAYOUT_TRIES,
+                       self.tables.init_inventory, self._goal_ids, self._goal_counts,
+                       r_step, r_goal, r_give_up, self.tables.max_steps,
+                       self._beam_table(max_range), self.tables.n_types, cap, out.obs,
+                       out.mask, out.reward, out.terminated, out.truncated, out.ok, out.cost,
+                       out.success, out.restart, self._status)
+        self._raise_on_layout_failure(self._status)
+
+    def _advance_worlds(self, actions: np.ndarray, out: StepBuffers, cap: int,
+                        max_range: int | None) -> None:
+        """`advance` for the "worlds" engine, part by part."""
+        restart = out.restart.copy()
+        stepped = np.flatnonzero(~restart)
+        costs = np.full(self.num_envs, np.nan)
+        costs[stepped] = self.step(stepped, actions[stepped])
+        if restart.any():
+            self.reset(np.flatnonzero(restart), [None] * int(restart.sum()))
+        out.success[:] = self.success()
+        step, gave_up = self.clock()
+        reward = self.spec.reward
+        out.reward[:] = reward.step + reward.goal * out.success + reward.give_up * gave_up
+        out.terminated[:] = out.success | gave_up
+        out.truncated[:] = ~out.terminated & (step >= self.spec.max_steps)
+        out.ok[:] = ~np.isnan(costs)
+        out.cost[:] = np.where(out.ok, costs, 0.0)
+        out.reward[restart], out.terminated[restart], out.truncated[restart] = 0.0, False, False
+        out.ok[restart], out.cost[restart] = True, 0.0
+        out.restart[:] = out.terminated | out.truncated
+        self.lidar_into(out.obs, cap, max_range)
+        self.action_mask_into(out.mask)
 
     # ------------------------------------------------------------------ stepping
     def step(self, envs: np.ndarray, actions: np.ndarray) -> np.ndarray:
@@ -133,12 +183,16 @@ class BatchWorld:
             for n, builder in enumerate(builders):
                 out[n] = builder.build()
             return
-        if max_range not in self._beams:
-            cells, dists, ego, offsets = _beam_table(*self.shape, max_range)
-            self._beams[max_range] = (cells, dists, ego, np.asarray(offsets, np.int64))
-        cells, dists, ego, offsets = self._beams[max_range]
+        cells, dists, ego, offsets = self._beam_table(max_range)
         lidar_worlds(self._S, self.main, self.shape[1], cells, dists, ego, offsets,
                      self.tables.n_types, cap, out)
+
+    def _beam_table(self, max_range: int | None) -> tuple[np.ndarray, ...]:
+        if max_range not in self._beams:
+            cells, dists, ego, offsets = _beam_table(*self.shape, max_range)
+            self._beams[max_range] = tuple(np.ascontiguousarray(a) for a in (
+                cells, dists, ego, np.asarray(offsets, np.int64)))
+        return self._beams[max_range]
 
     # ------------------------------------------------------------------ queries
     def success(self) -> np.ndarray:

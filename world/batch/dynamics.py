@@ -58,6 +58,7 @@ from nesyworld.world.batch.tables import (
     WHEN_MASK,
     WHEN_VAL,
 )
+from nesyworld.world.batch.views import state_views, table_views
 from nesyworld.world.controllers import (
     DRAW_BREAK,
     DRAW_MOVE,
@@ -68,15 +69,20 @@ from nesyworld.world.controllers import (
 from nesyworld.world.kernels.jit import njit
 from nesyworld.world.kernels.keys import npc_uniform
 
-DR = np.array([-1, 0, 1, 0], np.int64)  # N, E, S, W
-DC = np.array([0, 1, 0, -1], np.int64)
 FREE, BLOCKED, NEXT_TO_TARGET = -1, -2, -3  # approach's cell states, as in movement._search
 
 
 @njit(inline=True)
 def neighbour(cell: int, d: int, h: int, w: int) -> int:
-    r, c = cell // w + DR[d], cell % w + DC[d]
-    return r * w + c if 0 <= r < h and 0 <= c < w else -1
+    """The cell next to `cell` in direction d (0 N, 1 E, 2 S, 3 W), or -1 past the edge."""
+    if d == 0:
+        return cell - w if cell >= w else -1
+    if d == 2:
+        return cell + w if cell < (h - 1) * w else -1
+    c = cell % w
+    if d == 1:
+        return cell + 1 if c < w - 1 else -1
+    return cell - 1 if c > 0 else -1
 
 
 @njit(inline=True)
@@ -221,7 +227,7 @@ def disabled(grid: np.ndarray, p_has: np.ndarray, p_val: np.ndarray, tt: np.ndar
     return (~(p_val[n, cell] ^ tt[tid, DISABLED_VAL]) & mask) != 0
 
 
-@njit
+@njit(inline=True)
 def rule_allows(grid: np.ndarray, inv: np.ndarray, sel: np.ndarray, p_has: np.ndarray,
                 p_val: np.ndarray, rt: np.ndarray, consumes: np.ndarray, items: np.ndarray,
                 n: int, agent: int, r: int, cell: int) -> bool:
@@ -244,7 +250,7 @@ def rule_allows(grid: np.ndarray, inv: np.ndarray, sel: np.ndarray, p_has: np.nd
     return True
 
 
-@njit
+@njit(inline=True)
 def exchange_allows(grid: np.ndarray, pos: np.ndarray, facing: np.ndarray, inv: np.ndarray,
                     p_has: np.ndarray, p_val: np.ndarray, tt: np.ndarray, need: np.ndarray,
                     items: np.ndarray, partner: np.ndarray, n: int, agent: int, row: int,
@@ -274,7 +280,7 @@ def exchange_allows(grid: np.ndarray, pos: np.ndarray, facing: np.ndarray, inv: 
     return True
 
 
-@njit
+@njit(inline=True)
 def act(grid: np.ndarray, pos: np.ndarray, facing: np.ndarray, under: np.ndarray,
         inv: np.ndarray, sel: np.ndarray, p_has: np.ndarray, p_val: np.ndarray,
         sched: np.ndarray, sched_n: np.ndarray, step: np.ndarray, gave_up: np.ndarray,
@@ -384,9 +390,9 @@ def step_worlds(S: tuple, K: tuple, envs: np.ndarray, actions: np.ndarray, main:
     """`World.step` in each world of `envs`: costs[i] is the cost of actions[i] (the main
     agent's, in world envs[i]), NaN if it was refused."""
     grid, pos, facing, under, inv, sel, p_has, p_val, sched, sched_n, step, gave_up, key, \
-        version = S
+        version = state_views(S)
     tt, rt, rcons, drops, acts, need, delta, partner, rgives, act_cost, at, probs, moves, \
-        rots, _, need_items, cons_items = K
+        rots, _, need_items, cons_items = table_views(K)
     n_agents = pos.shape[1]
     for i in range(envs.shape[0]):
         n = envs[i]

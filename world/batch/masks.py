@@ -34,6 +34,7 @@ from nesyworld.world.batch.tables import (
     SELECT,
     USE,
 )
+from nesyworld.world.batch.views import region_views, state_views, table_views
 from nesyworld.world.kernels.jit import njit
 
 
@@ -103,13 +104,11 @@ def approach_allowed(grid: np.ndarray, pos: np.ndarray, labels: np.ndarray,
 def mask_worlds(S: tuple, K: tuple, R: tuple, agent: int, h: int, w: int,  # type: ignore[type-arg]
                 out: np.ndarray) -> None:
     """out[n, j]: env action j of `agent` would not be refused in world n now."""
-    grid, pos, facing, under, inv, sel, p_has, p_val = S[0], S[1], S[2], S[3], S[4], S[5], \
-        S[6], S[7]
-    version = S[13]
-    tt, rt, rcons, acts, need, partner, n_actions = K[0], K[1], K[2], K[4], K[5], K[7], \
-        K[14][agent]
-    need_items, cons_items = K[15], K[16]
-    labels, touching, labelled = R
+    grid, pos, facing, under, inv, sel, p_has, p_val, _, _, _, _, _, version = state_views(S)
+    tt, rt, rcons, _, acts, need, _, partner, _, _, _, _, _, _, n_act, need_items, \
+        cons_items = table_views(K)
+    n_actions = n_act[agent]
+    labels, touching, labelled = region_views(R)
     for n in range(out.shape[0]):
         if labelled[n] != version[n]:
             label_regions(grid, pos, under, version, tt, labels, touching, labelled, n, h, w)

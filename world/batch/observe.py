@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from nesyworld.world.kernels.jit import njit
+from nesyworld.world.batch.views import state_views
+from nesyworld.world.kernels.jit import njit, unmanaged
 
 N_BEAMS = 8
 
@@ -18,7 +19,9 @@ N_BEAMS = 8
 def lidar_worlds(S: tuple, agent: int, w: int, cells: np.ndarray, dists: np.ndarray,  # type: ignore[type-arg]
                  ego: np.ndarray, offsets: np.ndarray, n_types: int, cap: int,
                  out: np.ndarray) -> None:
-    grid, pos, facing, inv, sel = S[0], S[1], S[2], S[4], S[5]
+    grid, pos, facing, _, inv, sel, _, _, _, _, _, _, _, _ = state_views(S)
+    cells, dists, ego, offsets = unmanaged(cells), unmanaged(dists), unmanaged(ego), \
+        unmanaged(offsets)
     n_beams = n_types * N_BEAMS
     for n in range(out.shape[0]):
         row = out[n]

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nesyworld.world.batch.tables import A_SELECTED, DEFAULT_HAS, DEFAULT_VAL, CoreTables
-from nesyworld.world.kernels.jit import njit
+from nesyworld.world.batch.views import state_views
+from nesyworld.world.kernels.jit import njit, unmanaged
 from nesyworld.world.kernels.keys import episode_key
 from nesyworld.world.kernels.layout import _layout
 from nesyworld.world.state import Scheduled, WorldState
@@ -118,8 +119,10 @@ def reset_worlds(S: tuple, K: tuple, R: tuple, envs: np.ndarray, stream: np.ndar
                  init_inventory: np.ndarray, status: np.ndarray) -> None:
     """`World._initial_state` for each world in `envs`; status[i] = layout status * 2**16 +
     which placement or agent it concerns (0: ok)."""
-    grid, pos, facing, under, inv, sel = S[0], S[1], S[2], S[3], S[4], S[5]
-    tt, at = K[0], K[10]
+    grid, pos, facing, under, inv, sel, p_has, p_val, _, sched_n, step, gave_up, keys, \
+        version = state_views(S)
+    tt, at = unmanaged(K[0]), unmanaged(K[10])
+    labelled = unmanaged(R[2])
     for i in range(envs.shape[0]):
         n = envs[i]
         key = episode_key(stream[n], resets[n])
@@ -131,7 +134,7 @@ def reset_worlds(S: tuple, K: tuple, R: tuple, envs: np.ndarray, stream: np.ndar
         for a in range(sel.shape[1]):
             sel[n, a] = at[a, A_SELECTED]
         for cell in range(h * w):
-            S[6][n, cell] = tt[grid[n, cell], DEFAULT_HAS]
-            S[7][n, cell] = tt[grid[n, cell], DEFAULT_VAL]
-        S[9][n], S[10][n], S[11][n], S[12][n], S[13][n] = 0, 0, False, key, 0
-        R[2][n] = -1
+            p_has[n, cell] = tt[grid[n, cell], DEFAULT_HAS]
+            p_val[n, cell] = tt[grid[n, cell], DEFAULT_VAL]
+        sched_n[n], step[n], gave_up[n], keys[n], version[n] = 0, 0, False, key, 0
+        labelled[n] = -1

@@ -32,6 +32,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from nesyworld.world.batch.advance import StepBuffers
 from nesyworld.world.batch.core import BatchWorld
 from nesyworld.world.envs.observations import ObservationBuilder, ObservationConfig
 from nesyworld.world.spec import WorldSpec
@@ -63,12 +64,10 @@ class NesyVectorEnv(VectorEnv):  # type: ignore[type-arg]
         self.single_observation_space = ObservationBuilder(template, template.main,
                                                            self.config).space
         self.observation_space = batch_space(self.single_observation_space, num_envs)
-        reward = template.spec.reward
-        self._rewards = (reward.step, reward.goal, reward.give_up)
-        self._max_steps = template.spec.max_steps
-        self._obs = np.zeros(self.observation_space.shape, np.float32)
-        self._mask = np.zeros((num_envs, len(self.action_names)), bool)
-        self._autoreset = np.zeros(num_envs, bool)
+        self._out = StepBuffers.zeros(num_envs, self.single_observation_space.shape[0],
+                                      len(self.action_names))
+        every = np.ones(num_envs, bool)  # every copy reports every key
+        self._every = {f"_{k}": every for k in INFO_KEYS}
         self._ready = False
 
     # ------------------------------------------------------------------ Gymnasium API
@@ -94,33 +93,24 @@ class NesyVectorEnv(VectorEnv):  # type: ignore[type-arg]
                                  f"{which.dtype} {which.shape}")
         envs = np.flatnonzero(which)
         self.batch.reset(envs, [seeds[i] for i in envs])
-        self._autoreset[envs] = False
+        out = self._out
+        out.restart[envs] = False
+        self.batch.lidar_into(out.obs, self.config.inventory_cap, self.config.lidar_range)
+        self.batch.action_mask_into(out.mask)
+        out.success[:] = self.batch.success()
+        out.ok[:], out.cost[:] = True, 0.0
         self._ready = True
-        zero = np.zeros(n)
-        return self._observe(), self._info(np.ones(n, bool), zero)
+        return self._observation(), self._info()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                           dict[str, Any]]:
         if not self._ready:
             raise RuntimeError("call reset() before step()")
-        actions = self._check(actions)
-        restart = self._autoreset
-        stepped = np.flatnonzero(~restart)
-        costs = np.zeros(self.num_envs)
-        costs[stepped] = self.batch.step(stepped, actions[stepped])
-        if restart.any():
-            self.batch.reset(np.flatnonzero(restart), [None] * int(restart.sum()))
-        success = self.batch.success()
-        step, gave_up = self.batch.clock()
-        r_step, r_goal, r_give_up = self._rewards
-        reward = r_step + r_goal * success + r_give_up * gave_up
-        terminated = success | gave_up
-        truncated = ~terminated & (step >= self._max_steps)
-        reward[restart], terminated[restart], truncated[restart] = 0.0, False, False
-        ok = ~np.isnan(costs)
-        self._autoreset = terminated | truncated
-        return (self._observe(), reward, terminated, truncated,
-                self._info(ok, np.where(ok, costs, 0.0), success, step))
+        out = self._out
+        self.batch.advance(self._check(actions), out, self.config.inventory_cap,
+                           self.config.lidar_range)
+        return (self._observation(), out.reward.copy(), out.terminated.copy(),
+                out.truncated.copy(), self._info())
 
     # ------------------------------------------------------------------ helpers
     def _check(self, actions: Any) -> np.ndarray:
@@ -136,22 +126,19 @@ class NesyVectorEnv(VectorEnv):  # type: ignore[type-arg]
         bad = np.flatnonzero((arr < 0) | (arr >= k))
         if len(bad):
             raise ValueError(f"action {arr[bad[0]]} of env {bad[0]} is outside Discrete({k})")
-        return arr.astype(np.int64, copy=False)
+        return np.ascontiguousarray(arr, np.int64)
 
-    def _observe(self) -> np.ndarray:
-        self.batch.lidar_into(self._obs, self.config.inventory_cap, self.config.lidar_range)
-        return self._obs.copy() if self.copy else self._obs
+    def _observation(self) -> np.ndarray:
+        return self._out.obs.copy() if self.copy else self._out.obs
 
-    def _info(self, ok: np.ndarray, cost: np.ndarray, success: np.ndarray | None = None,
-              step: np.ndarray | None = None) -> dict[str, Any]:
-        self.batch.action_mask_into(self._mask)
+    def _info(self) -> dict[str, Any]:
+        out = self._out
         info: dict[str, Any] = {
-            "action_mask": self._mask.copy(),
-            "ok": ok,
-            "cost": cost,
-            "step": (self.batch.clock()[0] if step is None else step).copy(),
-            "success": self.batch.success() if success is None else success,
+            "action_mask": out.mask.copy(),
+            "ok": out.ok.copy(),
+            "cost": out.cost.copy(),
+            "step": self.batch.clock()[0].copy(),
+            "success": out.success.copy(),
         }
-        every = np.ones(self.num_envs, bool)
-        info.update({f"_{k}": every for k in INFO_KEYS})
+        info.update(self._every)
         return info

@@ -26,9 +26,8 @@ except ImportError:  # not installed, or switched off
 def njit(fn: F | None = None, *, inline: bool = False) -> Any:
     """Compile `fn` in nopython mode (cached on disk, without the GIL) when numba is in use.
 
-    `inline=True` inlines the function into its compiled callers. Kernels pass the stacked
-    state around as tuples of arrays, and a real call takes a reference to every array in
-    them and drops it again on return, which cost more than the work in small helpers."""
+    `inline=True` inlines the function into its compiled callers (numba's IR inlining: it
+    saves the call, not the reference counting of the arrays passed; see `unmanaged`)."""
     def wrap(f: F) -> F:
         if numba is None:
             return f
@@ -38,3 +37,36 @@ def njit(fn: F | None = None, *, inline: bool = False) -> Any:
         return numba.njit(**options)(f)  # type: ignore[no-any-return]
 
     return wrap if fn is None else wrap(fn)
+
+
+def _unmanaged_python(array: Any) -> Any:
+    return array
+
+
+if numba is None:
+    unmanaged = _unmanaged_python
+else:
+    from numba.core import types as _types
+    from numba.core.errors import TypingError
+    from numba.core.extending import intrinsic
+
+    @intrinsic  # type: ignore[misc]
+    def _data_pointer(typingctx: Any, array: Any) -> Any:
+        if not isinstance(array, _types.Array) or array.layout != "C":
+            raise TypingError(f"unmanaged() takes a C-contiguous array, got {array}")
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            return context.make_array(signature.args[0])(context, builder, args[0]).data
+
+        return _types.CPointer(array.dtype)(array), codegen
+
+    @numba.njit(inline="always", cache=True)  # type: ignore[misc]
+    def unmanaged(array: Any) -> Any:
+        """A view of `array` that numba does not reference-count.
+
+        Every compiled call that takes an array, inlined or not, adds and drops a reference
+        to it with an atomic operation: a few ns an array, which in a helper that takes a
+        dozen arrays and runs per world per action came to several times the work it does.
+        A view without a memory record skips that. Only for an entry kernel's arguments,
+        which its Python caller keeps alive for the call: never store or return one."""
+        return numba.carray(_data_pointer(array), array.shape)

@@ -152,22 +152,30 @@ def _lowest(grid: np.ndarray, where: np.ndarray, salt: int, k: int, ranks: np.nd
     n = 0
     for cell in range(n_cells):
         if grid[cell] == 0 and where[cell]:
-            ranks[n] = mix(salt, cell) * n_cells + cell  # unique: cell breaks rank ties
             n += 1
-    if n < k:
+    if n < k or k == 0:
         return n
-    if k * 8 > n:  # many of few: sort
-        chosen = np.sort(ranks[:n])[:k] % n_cells
-    else:  # a few of many (the usual case): k scans for the next lowest rank
-        chosen = np.empty(k, np.int64)
-        last = -1
-        for j in range(k):
-            best = np.iinfo(np.int64).max
-            for i in range(n):
-                if last < ranks[i] < best:
-                    best = ranks[i]
-            chosen[j], last = best % n_cells, best
-    out[:k] = np.sort(chosen)
+    m = 0  # ranks[:m]: the lowest ranks so far, ascending (all of them when sorting after)
+    keep = n if k * 8 > n else k  # many of few: sort them all; a few of many: keep k
+    for cell in range(n_cells):
+        if grid[cell] != 0 or not where[cell]:
+            continue
+        rank = mix(salt, cell) * n_cells + cell  # unique: cell breaks rank ties
+        if keep == n:
+            ranks[m] = rank
+            m += 1
+        elif m < k or rank < ranks[k - 1]:
+            i = min(m, k - 1)
+            while i > 0 and ranks[i - 1] > rank:
+                ranks[i] = ranks[i - 1]
+                i -= 1
+            ranks[i] = rank
+            m = min(m + 1, k)
+    if keep == n:
+        ranks[:n].sort()
+    for j in range(k):
+        out[j] = ranks[j] % n_cells
+    out[:k].sort()
     return n
 
 
