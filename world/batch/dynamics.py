@@ -69,8 +69,6 @@ from nesyworld.world.controllers import (
 from nesyworld.world.kernels.jit import njit
 from nesyworld.world.kernels.keys import npc_uniform
 
-FREE, BLOCKED, NEXT_TO_TARGET = -1, -2, -3  # approach's cell states, as in movement._search
-
 
 @njit(inline=True)
 def neighbour(cell: int, d: int, h: int, w: int) -> int:
@@ -161,60 +159,41 @@ def move_agent(grid: np.ndarray, pos: np.ndarray, under: np.ndarray, n: int, age
 
 @njit
 def approach(grid: np.ndarray, pos: np.ndarray, facing: np.ndarray, under: np.ndarray,
-             tt: np.ndarray, n: int, agent: int, tid: int, h: int, w: int) -> int:
+             tt: np.ndarray, nbrs: np.ndarray, n: int, agent: int, tid: int, w: int) -> int:
     """`Approach.execute`: walk to the first cell next to a `tid` that a breadth-first search
-    meets (N, E, S, W order) and face it; the path length, or -1 when none is reachable."""
-    n_cells = h * w
+    meets (N, E, S, W order) and face it; the path length, or -1 when none is reachable.
+    Cells are judged as the search reaches them, so a short walk reads a few cells only."""
     start = pos[n, agent, 0] * w + pos[n, agent, 1]
-    any_target = False
-    for cell in range(n_cells):
-        if grid[n, cell] == tid and cell != start:
-            any_target = True
-            break
-    if not any_target:
-        return -1
     for d in range(4):
-        nb = neighbour(start, d, h, w)
+        nb = nbrs[start, d]
         if nb >= 0 and grid[n, nb] == tid:
             facing[n, agent] = d
             return 0
-    cells = np.empty(n_cells, np.int64)
-    for cell in range(n_cells):
-        cells[cell] = FREE if tt[grid[n, cell], PASSABLE] else BLOCKED
-    for cell in range(n_cells):
-        if grid[n, cell] == tid and cell != start:
-            for d in range(4):
-                nb = neighbour(cell, d, h, w)
-                if nb >= 0 and cells[nb] == FREE:
-                    cells[nb] = NEXT_TO_TARGET
+    n_cells = grid.shape[1]
+    came_from = np.full(n_cells, -1, np.int64)  # -1: not reached yet
     queue = np.empty(n_cells, np.int64)
-    cells[start] = start
+    came_from[start] = start
     queue[0], head, tail = start, 0, 1
     while head < tail:
         cur = queue[head]
         head += 1
         for d in range(4):
-            nxt = neighbour(cur, d, h, w)
-            if nxt < 0:
+            nxt = nbrs[cur, d]
+            if nxt < 0 or came_from[nxt] >= 0 or not tt[grid[n, nxt], PASSABLE]:
                 continue
-            state = cells[nxt]
-            if state == FREE:
-                cells[nxt] = cur
-                queue[tail] = nxt
-                tail += 1
-            elif state == NEXT_TO_TARGET:
-                cells[nxt] = cur
-                for e in range(4):
-                    nb = neighbour(nxt, e, h, w)
-                    if nb >= 0 and nb != start and grid[n, nb] == tid:
-                        break
-                length, node = 0, nxt
-                while node != start:
-                    length += 1
-                    node = cells[node]
-                move_agent(grid, pos, under, n, agent, nxt, w)
-                facing[n, agent] = e
-                return length
+            came_from[nxt] = cur
+            for e in range(4):  # next to a target: the walk ends here, facing it
+                nb = nbrs[nxt, e]
+                if nb >= 0 and nb != start and grid[n, nb] == tid:
+                    length, node = 0, nxt
+                    while node != start:
+                        length += 1
+                        node = came_from[node]
+                    move_agent(grid, pos, under, n, agent, nxt, w)
+                    facing[n, agent] = e
+                    return length
+            queue[tail] = nxt
+            tail += 1
     return -1
 
 
@@ -287,8 +266,10 @@ def act(grid: np.ndarray, pos: np.ndarray, facing: np.ndarray, under: np.ndarray
         version: np.ndarray, tt: np.ndarray, rt: np.ndarray, rcons: np.ndarray,
         drops: np.ndarray, acts: np.ndarray, need: np.ndarray, delta: np.ndarray,
         partner: np.ndarray, rgives: np.ndarray, costs: np.ndarray, need_items: np.ndarray,
-        cons_items: np.ndarray, n: int, agent: int, j: int, h: int, w: int) -> float:
-    """Run env action j of `agent` in world n: its cost, or NaN when it is refused."""
+        cons_items: np.ndarray, nbrs: np.ndarray, n: int, agent: int, j: int, w: int) -> float:
+    """Run env action j of `agent` in world n: its cost, or NaN when it is refused. (Thirty
+    arguments at most: past that CPython passes them as *args, which numba cannot inline.)"""
+    h = grid.shape[1] // w
     kind, arg, cost = acts[agent, j, KIND], acts[agent, j, ARG], costs[agent, j]
     if kind == NOP:
         return cost
@@ -306,7 +287,7 @@ def act(grid: np.ndarray, pos: np.ndarray, facing: np.ndarray, under: np.ndarray
         move_agent(grid, pos, under, n, agent, cell, w)
         return cost
     if kind == APPROACH:
-        length = approach(grid, pos, facing, under, tt, n, agent, arg, h, w)
+        length = approach(grid, pos, facing, under, tt, nbrs, n, agent, arg, w)
         return np.nan if length < 0 else max(cost, float(length))
     if kind == SELECT:
         if inv[n, agent, arg] < 1 or sel[n, agent] == arg:
@@ -392,20 +373,20 @@ def step_worlds(S: tuple, K: tuple, envs: np.ndarray, actions: np.ndarray, main:
     grid, pos, facing, under, inv, sel, p_has, p_val, sched, sched_n, step, gave_up, key, \
         version = state_views(S)
     tt, rt, rcons, drops, acts, need, delta, partner, rgives, act_cost, at, probs, moves, \
-        rots, _, need_items, cons_items = table_views(K)
+        rots, _, need_items, cons_items, nbrs = table_views(K)
     n_agents = pos.shape[1]
     for i in range(envs.shape[0]):
         n = envs[i]
         costs[i] = act(grid, pos, facing, under, inv, sel, p_has, p_val, sched, sched_n, step,
                        gave_up, version, tt, rt, rcons, drops, acts, need, delta, partner,
-                       rgives, act_cost, need_items, cons_items, n, main, actions[i], h, w)
+                       rgives, act_cost, need_items, cons_items, nbrs, n, main, actions[i], w)
         for agent in range(n_agents):
             if agent != main:
                 j = choose(key, step, at, probs, moves, rots, n, agent)
                 if j >= 0:
                     act(grid, pos, facing, under, inv, sel, p_has, p_val, sched, sched_n, step,
                         gave_up, version, tt, rt, rcons, drops, acts, need, delta, partner,
-                        rgives, act_cost, need_items, cons_items, n, agent, j, h, w)
+                        rgives, act_cost, need_items, cons_items, nbrs, n, agent, j, w)
         step[n] += 1
         if sched_n[n]:
             fire_due(grid, p_has, p_val, sched, sched_n, step, version, tt, n)

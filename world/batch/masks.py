@@ -40,11 +40,11 @@ from nesyworld.world.kernels.jit import njit
 
 @njit
 def label_regions(grid: np.ndarray, pos: np.ndarray, under: np.ndarray, version: np.ndarray,
-                  tt: np.ndarray, labels: np.ndarray, touching: np.ndarray,
-                  labelled: np.ndarray, n: int, h: int, w: int) -> None:
+                  tt: np.ndarray, nbrs: np.ndarray, labels: np.ndarray, touching: np.ndarray,
+                  labelled: np.ndarray, n: int, w: int) -> None:
     """Walkable regions of world n (agents' cells walkable) and, per region, which types lie
     on a cell with a 4-neighbour in it (the floor under an agent counting as that cell's)."""
-    n_cells = h * w
+    n_cells = grid.shape[1]
     ground = grid[n].copy()
     walk = np.empty(n_cells, np.bool_)
     for cell in range(n_cells):
@@ -66,7 +66,7 @@ def label_regions(grid: np.ndarray, pos: np.ndarray, under: np.ndarray, version:
             cur = stack[top]
             top -= 1
             for d in range(4):
-                nb = neighbour(cur, d, h, w)
+                nb = nbrs[cur, d]
                 if nb < 0:
                     continue
                 touching[n, count, ground[nb]] = True
@@ -106,12 +106,12 @@ def mask_worlds(S: tuple, K: tuple, R: tuple, agent: int, h: int, w: int,  # typ
     """out[n, j]: env action j of `agent` would not be refused in world n now."""
     grid, pos, facing, under, inv, sel, p_has, p_val, _, _, _, _, _, version = state_views(S)
     tt, rt, rcons, _, acts, need, _, partner, _, _, _, _, _, _, n_act, need_items, \
-        cons_items = table_views(K)
+        cons_items, nbrs = table_views(K)
     n_actions = n_act[agent]
     labels, touching, labelled = region_views(R)
     for n in range(out.shape[0]):
         if labelled[n] != version[n]:
-            label_regions(grid, pos, under, version, tt, labels, touching, labelled, n, h, w)
+            label_regions(grid, pos, under, version, tt, nbrs, labels, touching, labelled, n, w)
         here = pos[n, agent, 0] * w + pos[n, agent, 1]
         front = front_cell(pos, facing, n, agent, h, w)
         ft = grid[n, front] if front >= 0 else -1

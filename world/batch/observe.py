@@ -25,17 +25,13 @@ def lidar_worlds(S: tuple, agent: int, w: int, cells: np.ndarray, dists: np.ndar
     n_beams = n_types * N_BEAMS
     for n in range(out.shape[0]):
         row = out[n]
-        row[:n_beams] = np.inf
+        row[:] = 0.0  # 0: nothing on that beam (every real distance is at least 1)
         p = pos[n, agent, 0] * w + pos[n, agent, 1]
         f = facing[n, agent] & 3
         for e in range(offsets[p], offsets[p + 1]):
             k = grid[n, cells[e]] * N_BEAMS + ego[f, e]
-            if dists[e] < row[k]:
+            if row[k] == 0.0 or dists[e] < row[k]:
                 row[k] = dists[e]
-        for k in range(n_beams):
-            if row[k] == np.inf:
-                row[k] = 0.0
         for t in range(n_types):
             row[n_beams + t] = min(inv[n, agent, t], cap)
-            row[n_beams + n_types + t] = 0.0
         row[n_beams + n_types + sel[n, agent]] = 1.0

@@ -127,8 +127,8 @@ def reset_worlds(S: tuple, K: tuple, R: tuple, envs: np.ndarray, stream: np.ndar
         n = envs[i]
         key = episode_key(stream[n], resets[n])
         code, which = _layout(L[0], L[1], L[2], L[3], L[4], L[5], L[6], L[7], L[8], L[9],
-                              L[10], L[11], L[12], key, h, w, tries, grid[n], pos[n], under[n],
-                              facing[n])
+                              L[10], L[11], L[12], L[13], key, h, w, tries, grid[n], pos[n],
+                              under[n], facing[n])
         status[i] = code * 65536 + which
         inv[n, :, :] = init_inventory
         for a in range(sel.shape[1]):

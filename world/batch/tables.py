@@ -250,7 +250,7 @@ def _agents(world: World) -> tuple[np.ndarray, ...]:
 
 
 def kernel_tables(t: CoreTables) -> tuple[np.ndarray, ...]:
-    """The tables in the order the kernels unpack them (`K[0]` ... `K[16]`)."""
+    """The tables in the order the kernels unpack them (`K[0]` ... `K[17]`)."""
     return (t.type_table, t.rule_table, t.rule_consumes, t.drops, t.act_table, t.need, t.delta,
             t.partner, t.rule_gives, t.act_cost, t.agent_table, t.agent_probs, t.agent_moves,
-            t.agent_rotations, t.n_actions, t.need_items, t.consume_items)
+            t.agent_rotations, t.n_actions, t.need_items, t.consume_items, t.layout.neighbours)

@@ -26,7 +26,7 @@ def table_views(K: tuple) -> tuple:  # type: ignore[type-arg]
             unmanaged(K[4]), unmanaged(K[5]), unmanaged(K[6]), unmanaged(K[7]),
             unmanaged(K[8]), unmanaged(K[9]), unmanaged(K[10]), unmanaged(K[11]),
             unmanaged(K[12]), unmanaged(K[13]), unmanaged(K[14]), unmanaged(K[15]),
-            unmanaged(K[16]))
+            unmanaged(K[16]), unmanaged(K[17]))
 
 
 @njit(inline=True)

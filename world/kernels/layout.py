@@ -46,6 +46,7 @@ class LayoutPlan:
     passable: np.ndarray  # bool (T,)
     randomised: bool
     regions: int  # walkable regions of `base`
+    neighbours: np.ndarray  # int64 (H*W, 4): `neighbour_table`
     names: tuple[tuple[str, ...], tuple[str, ...]]  # placement types and agent names, for errors
 
     @classmethod
@@ -55,6 +56,7 @@ class LayoutPlan:
 
         m, (h, w) = spec.map, spec.map.size
         base = fixed_grid(spec, types)
+        nbrs = neighbour_table(h, w)
 
         def where(room: str | None) -> np.ndarray:
             return placement_area(spec, room).ravel()
@@ -79,16 +81,17 @@ class LayoutPlan:
                                   np.int32),
             passable=passable,
             randomised=randomised,
-            regions=_count_regions(passable[base.ravel()], h, w) if randomised else 0,
+            regions=_count_regions(passable[base.ravel()], nbrs) if randomised else 0,
+            neighbours=nbrs,
             names=(tuple(p.type for p in placements), tuple(agent_names)),
         )
 
     def kernel_args(self) -> tuple:  # type: ignore[type-arg]
-        """The plan as `_layout`'s first 13 arguments, in its order."""
+        """The plan as `_layout`'s first 14 arguments, in its order."""
         return (self.base, self.place_type, self.place_count, self.place_where,
                 self.fence_target, self.fence_type, self.agent_cell, self.agent_where,
                 self.agent_type, self.agent_facing, self.passable, self.randomised,
-                self.regions)
+                self.regions, self.neighbours)
 
     def build_into(self, key: int, grid: np.ndarray, pos: np.ndarray, under: np.ndarray,
                    facing: np.ndarray, spec_name: str = "") -> None:
@@ -113,13 +116,26 @@ class LayoutPlan:
                          key_path="map.objects", expected="fewer objects or larger rooms")
 
 
+def neighbour_table(h: int, w: int) -> np.ndarray:
+    """For each flat cell, its 4-neighbours in N, E, S, W order, -1 past the edge: searches
+    over the map look them up instead of dividing by the width at every cell."""
+    cells = np.arange(h * w).reshape(h, w)
+    out = np.full((h, w, 4), -1, np.int64)
+    out[1:, :, 0] = cells[:-1]
+    out[:, :-1, 1] = cells[:, 1:]
+    out[:-1, :, 2] = cells[1:]
+    out[:, 1:, 3] = cells[:, :-1]
+    return out.reshape(h * w, 4)
+
+
 @njit
-def _count_regions(walk: np.ndarray, h: int, w: int) -> int:
+def _count_regions(walk: np.ndarray, nbrs: np.ndarray) -> int:
     """4-connected regions of the walkable cells (flat bool array), by flood fill."""
-    seen = np.zeros(h * w, np.bool_)
-    stack = np.empty(h * w, np.int32)
+    n_cells = walk.shape[0]
+    seen = np.zeros(n_cells, np.bool_)
+    stack = np.empty(n_cells, np.int64)
     n = 0
-    for start in range(h * w):
+    for start in range(n_cells):
         if not walk[start] or seen[start]:
             continue
         n += 1
@@ -129,17 +145,16 @@ def _count_regions(walk: np.ndarray, h: int, w: int) -> int:
         while top >= 0:
             cur = stack[top]
             top -= 1
-            r, c = cur // w, cur % w
             for d in range(4):
-                nr = r - 1 if d == 0 else (r + 1 if d == 2 else r)
-                nc = c + 1 if d == 1 else (c - 1 if d == 3 else c)
-                if 0 <= nr < h and 0 <= nc < w:
-                    nxt = nr * w + nc
-                    if walk[nxt] and not seen[nxt]:
-                        seen[nxt] = True
-                        top += 1
-                        stack[top] = nxt
+                nxt = nbrs[cur, d]
+                if nxt >= 0 and walk[nxt] and not seen[nxt]:
+                    seen[nxt] = True
+                    top += 1
+                    stack[top] = nxt
     return n
+
+
+SORT_ABOVE = 32  # draws of more cells than this sort every rank instead of keeping the lowest
 
 
 @njit
@@ -149,19 +164,14 @@ def _lowest(grid: np.ndarray, where: np.ndarray, salt: int, k: int, ranks: np.nd
     in cell order; return how many free cells there were (fewer than k: nothing written).
     `ranks` is scratch space of one int64 per cell."""
     n_cells = grid.shape[0]
-    n = 0
-    for cell in range(n_cells):
-        if grid[cell] == 0 and where[cell]:
-            n += 1
-    if n < k or k == 0:
-        return n
-    m = 0  # ranks[:m]: the lowest ranks so far, ascending (all of them when sorting after)
-    keep = n if k * 8 > n else k  # many of few: sort them all; a few of many: keep k
+    keep_all = k > SORT_ABOVE
+    n = m = 0  # free cells seen; ranks[:m]: the lowest ranks so far, ascending
     for cell in range(n_cells):
         if grid[cell] != 0 or not where[cell]:
             continue
+        n += 1
         rank = mix(salt, cell) * n_cells + cell  # unique: cell breaks rank ties
-        if keep == n:
+        if keep_all:
             ranks[m] = rank
             m += 1
         elif m < k or rank < ranks[k - 1]:
@@ -171,7 +181,9 @@ def _lowest(grid: np.ndarray, where: np.ndarray, salt: int, k: int, ranks: np.nd
                 i -= 1
             ranks[i] = rank
             m = min(m + 1, k)
-    if keep == n:
+    if n < k:
+        return n
+    if keep_all:
         ranks[:n].sort()
     for j in range(k):
         out[j] = ranks[j] % n_cells
@@ -184,8 +196,8 @@ def _layout(base: np.ndarray, place_type: np.ndarray, place_count: np.ndarray,
             place_where: np.ndarray, fence_target: np.ndarray, fence_type: np.ndarray,
             agent_cell: np.ndarray, agent_where: np.ndarray, agent_type: np.ndarray,
             agent_facing: np.ndarray, passable: np.ndarray, randomised: bool, regions: int,
-            key: int, h: int, w: int, tries: int, grid: np.ndarray, pos: np.ndarray,
-            under: np.ndarray, facing: np.ndarray) -> tuple[int, int]:
+            nbrs: np.ndarray, key: int, h: int, w: int, tries: int, grid: np.ndarray,
+            pos: np.ndarray, under: np.ndarray, facing: np.ndarray) -> tuple[int, int]:
     n_cells = h * w
     chosen = np.empty(n_cells, np.int32)
     ranks = np.empty(n_cells, np.int64)
@@ -222,24 +234,28 @@ def _layout(base: np.ndarray, place_type: np.ndarray, place_count: np.ndarray,
             grid[cell] = agent_type[i]
             f = agent_facing[i]
             facing[i] = mix3(key, TAG_AGENT_FACING, attempt, i) & 3 if f < 0 else f
-        if not randomised or _sound(grid, base, passable, fenced, regions, h, w):
+        if not randomised or _sound(grid, base, passable, fenced, regions, nbrs):
             return OK, 0
     return SEALED, 0
 
 
 @njit
 def _sound(grid: np.ndarray, base: np.ndarray, passable: np.ndarray, fenced: np.ndarray,
-           regions: int, h: int, w: int) -> bool:
+           regions: int, nbrs: np.ndarray) -> bool:
     """No new sealed pocket, and every placed thing has an open (walkable or fenced) side."""
-    n_cells = h * w
+    n_cells = grid.shape[0]
     walk = np.empty(n_cells, np.bool_)
     for cell in range(n_cells):
         walk[cell] = passable[grid[cell]] or fenced[cell]
     for cell in range(n_cells):
         if grid[cell] == base[cell] or walk[cell]:
             continue
-        r, c = cell // w, cell % w
-        if not ((r > 0 and walk[cell - w]) or (r < h - 1 and walk[cell + w])
-                or (c > 0 and walk[cell - 1]) or (c < w - 1 and walk[cell + 1])):
+        open_side = False
+        for d in range(4):
+            nb = nbrs[cell, d]
+            if nb >= 0 and walk[nb]:
+                open_side = True
+                break
+        if not open_side:
             return False
-    return _count_regions(walk, h, w) == regions
+    return _count_regions(walk, nbrs) == regions
