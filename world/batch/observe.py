@@ -1,8 +1,9 @@
-"""The LiDAR observation of N worlds, written into one preallocated (N, 10T) buffer.
+"""The LiDAR observation compiled: of N worlds into one preallocated (N, 10T) buffer, or of
+one `World`'s state (what `NesyGridEnv` uses when numba is there).
 
 The layout is `NesyGridEnv`'s "lidar" kind: 8 egocentric beams per type (distance to the
 nearest thing of that type, 0 for none), the inventory clipped to the cap, the selected item
-one-hot. The beam table is `observations.lidar`'s, so both read the same cells.
+one-hot. The beam table is `observations.lidar`'s, so all of them read the same cells.
 """
 
 from __future__ import annotations
@@ -15,6 +16,22 @@ from nesyworld.world.kernels.jit import njit, unmanaged
 N_BEAMS = 8
 
 
+@njit(inline=True)
+def lidar_row(row: np.ndarray, grid: np.ndarray, p: int, f: int, inv: np.ndarray, held: int,
+              cells: np.ndarray, dists: np.ndarray, ego: np.ndarray, offsets: np.ndarray,
+              n_types: int, cap: int) -> None:
+    """One observation: `grid` flat, the observer in cell p facing f, `inv` its inventory."""
+    n_beams = n_types * N_BEAMS
+    row[:] = 0.0  # 0: nothing on that beam (every real distance is at least 1)
+    for e in range(offsets[p], offsets[p + 1]):
+        k = grid[cells[e]] * N_BEAMS + ego[f, e]
+        if row[k] == 0.0 or dists[e] < row[k]:
+            row[k] = dists[e]
+    for t in range(n_types):
+        row[n_beams + t] = min(inv[t], cap)
+    row[n_beams + n_types + held] = 1.0
+
+
 @njit
 def lidar_worlds(S: tuple, agent: int, w: int, cells: np.ndarray, dists: np.ndarray,  # type: ignore[type-arg]
                  ego: np.ndarray, offsets: np.ndarray, n_types: int, cap: int,
@@ -22,16 +39,19 @@ def lidar_worlds(S: tuple, agent: int, w: int, cells: np.ndarray, dists: np.ndar
     grid, pos, facing, _, inv, sel, _, _, _, _, _, _, _, _ = state_views(S)
     cells, dists, ego, offsets = unmanaged(cells), unmanaged(dists), unmanaged(ego), \
         unmanaged(offsets)
-    n_beams = n_types * N_BEAMS
     for n in range(out.shape[0]):
-        row = out[n]
-        row[:] = 0.0  # 0: nothing on that beam (every real distance is at least 1)
-        p = pos[n, agent, 0] * w + pos[n, agent, 1]
-        f = facing[n, agent] & 3
-        for e in range(offsets[p], offsets[p + 1]):
-            k = grid[n, cells[e]] * N_BEAMS + ego[f, e]
-            if row[k] == 0.0 or dists[e] < row[k]:
-                row[k] = dists[e]
-        for t in range(n_types):
-            row[n_beams + t] = min(inv[n, agent, t], cap)
-        row[n_beams + n_types + sel[n, agent]] = 1.0
+        lidar_row(out[n], grid[n], pos[n, agent, 0] * w + pos[n, agent, 1],
+                  facing[n, agent] & 3, inv[n, agent], sel[n, agent], cells, dists, ego,
+                  offsets, n_types, cap)
+
+
+@njit
+def lidar_world(grid: np.ndarray, pos: np.ndarray, facing: np.ndarray, inv: np.ndarray,
+                sel: np.ndarray, agent: int, cells: np.ndarray, dists: np.ndarray,
+                ego: np.ndarray, offsets: np.ndarray, n_types: int, cap: int,
+                out: np.ndarray) -> None:
+    """`agent`'s observation of one world's state (`grid` of shape (H, W), C order)."""
+    w = grid.shape[1]
+    lidar_row(out, grid.reshape(grid.size), pos[agent, 0] * w + pos[agent, 1],
+              facing[agent] & 3, inv[agent], sel[agent], cells, dists, ego, offsets, n_types,
+              cap)

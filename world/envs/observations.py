@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from gymnasium import spaces
 
+from nesyworld.world.batch.observe import lidar_world
+from nesyworld.world.kernels.jit import HAVE_NUMBA
 from nesyworld.world.observations import (
     FACING_ARROWS,
     N_BEAMS,
@@ -26,7 +28,7 @@ from nesyworld.world.observations import (
     render_ascii,
     render_rgb,
 )
-from nesyworld.world.observations.lidar import LidarReader
+from nesyworld.world.observations.lidar import LidarReader, _beam_table
 
 if TYPE_CHECKING:
     from nesyworld.world.world import World
@@ -154,6 +156,19 @@ class ObservationBuilder:
         inventory, selected = buf[n_lidar:inv_end], buf[inv_end:]
         beams = LidarReader(buf[:n_lidar], max_range)
         made_from: list[Any] = [None]  # what the inventory and selected parts show
+
+        if HAVE_NUMBA:  # one compiled call reads it all
+            cells, dists, ego, offsets = _beam_table(h, w, max_range)
+            offsets_arr = np.asarray(offsets, np.int64)
+
+            def build_compiled() -> np.ndarray:
+                st = world.state
+                grid = st.grid if st.grid.flags.c_contiguous else np.ascontiguousarray(st.grid)
+                lidar_world(grid, st.pos, st.facing, st.inventory, st.selected, agent, cells,
+                            dists, ego, offsets_arr, t, cap, buf)
+                return buf.copy()
+
+            return space, build_compiled
 
         def build() -> np.ndarray:
             # .item() rather than numpy scalars and views: this runs every step
