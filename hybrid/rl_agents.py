@@ -34,6 +34,7 @@ from nesyworld.hybrid.transfer import (
     space_names,
     transfer_checkpoint,
 )
+from nesyworld.hybrid.vector_training import VectorTrainingEnvFactory
 from nesyworld.learning import (
     Checkpoint,
     EpochRecord,
@@ -80,6 +81,10 @@ class RLConfig:
     """Actions masked in training and acting. give_up by default: with -1 a step and 0 for
     giving up, quitting at once is the best return until the goal has been found, and PPO
     learns that long before it finds the goal."""
+    vector: bool = True
+    """Train on the batched core: `train.num_envs` copies in one `NesyVectorEnv`, stepped in
+    one compiled call (`nesyworld.hybrid.vector_training`), when the observation is LiDAR and
+    no `train_env` is given; otherwise one `NesyGridEnv` per copy."""
 
 
 TRANSFER_RL_CONFIG = RLConfig(train=POST_NOVELTY_TRAIN)
@@ -223,14 +228,20 @@ class RLAgent:
         self._sync()
         cfg = self.config.train if steps is None else dataclasses.replace(
             self.config.train, step_budget=int(steps))
-        factory = self.env_factory()
-        probe = factory()  # the training world may name its slots otherwise than this one
-        target = space_names(probe)
-        spaces = (probe.unwrapped.observation_space, probe.unwrapped.action_space)
-        probe.close()
-        if target != self.names:
-            self.adapt(target, spaces)
-        result = train(factory, cfg, self.config.ppo, self.config.icm, init=self.checkpoint)
+        vector = self.vector_env_factory()
+        if vector is not None:  # the acting env's own world: its names, already synced
+            result = train(config=cfg, ppo=self.config.ppo, icm=self.config.icm,
+                           init=self.checkpoint, vector_env_factory=vector)
+        else:
+            factory = self.env_factory()
+            probe = factory()  # the training world may name its slots otherwise than this
+            target = space_names(probe)
+            spaces = (probe.unwrapped.observation_space, probe.unwrapped.action_space)
+            probe.close()
+            if target != self.names:
+                self.adapt(target, spaces)
+            result = train(factory, cfg, self.config.ppo, self.config.icm,
+                           init=self.checkpoint)
         self.records.extend(result.epochs)
         self._use(result.checkpoint(**{**self.checkpoint.metadata,
                                        "names": self.names.as_dict()}))
@@ -272,6 +283,19 @@ class RLAgent:
             task_env, SpecRef.of(inner.world.spec), inner.config)  # type: ignore[attr-defined]
         return TrainingEnvFactory(make, self.shaping, self.kb, self.config.forbidden,
                                   self._cache)
+
+    def vector_env_factory(self) -> VectorTrainingEnvFactory | None:
+        """What `learn` trains on when it can use the batched core (see `RLConfig.vector`):
+        copies of the acting env's current world in one vector env; None when it cannot."""
+        inner = self.env.unwrapped
+        config: ObservationConfig = inner.config  # type: ignore[attr-defined]
+        if not self.config.vector or self.train_env is not None or config.kind != "lidar":
+            return None
+        if self.shaping is not None and self.kb is None:
+            self.kb = KnowledgeBase.from_world(inner.world)  # type: ignore[attr-defined]
+        return VectorTrainingEnvFactory(inner.world.spec, config,  # type: ignore[attr-defined]
+                                        self.shaping, self.kb, self.config.forbidden,
+                                        self._cache)
 
     def _fresh_checkpoint(self) -> Checkpoint:
         """Untrained networks, built directly rather than through `build_agent`: tianshou

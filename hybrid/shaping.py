@@ -21,14 +21,12 @@ re-reaching the last paid subgoal pays a bonus halved at each repeat.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, SupportsFloat
 
 import gymnasium as gym
 
-from nesyworld.hybrid.monitor import check_effects
 from nesyworld.hybrid.operators import GroundOperator, ground
 from nesyworld.symbolic.abstraction import SymbolicState, abstract
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
@@ -78,8 +76,8 @@ class Subgoal:
     """One kept plan step: what it gains, and the inventory the plan expects right after it."""
 
     operator: GroundOperator
-    gains: GroundOperator
-    """The operator reduced to its inventory gains: what "reached" is checked against."""
+    gains: tuple[tuple[str, int], ...]
+    """(item, at least this many more) the step declares: what "reached" is checked against."""
     targets: tuple[tuple[str, int], ...]
     """(item, count) the plan predicts after this step: what "already held" is checked against."""
     needs: frozenset[str]
@@ -89,16 +87,13 @@ class Subgoal:
     def gained(self) -> frozenset[str]:
         return frozenset(item for item, _ in self.targets)
 
-    def reached(self, z0: SymbolicState, z1: SymbolicState) -> bool:
-        """Did the transition z0 -> z1 produce at least the declared gains?"""
-        try:
-            expected, _ = check_effects(self.gains, z0, z1)
-        except ValueError:  # an item of the old plan is no type of this world
-            return False
-        return not expected
+    def reached(self, before: Mapping[str, int], after: Mapping[str, int]) -> bool:
+        """Did the inventory go from `before` to `after` by at least the declared gains? (An
+        item that is no type of this world has count 0 in both: not reached.)"""
+        return all(after.get(item, 0) - before.get(item, 0) >= n for item, n in self.gains)
 
-    def holds(self, z: SymbolicState) -> bool:
-        return all(_count(z, INVENTORY, item) >= n for item, n in self.targets)
+    def holds(self, inventory: Mapping[str, int]) -> bool:
+        return all(inventory.get(item, 0) >= n for item, n in self.targets)
 
     def __str__(self) -> str:
         return str(self.operator)
@@ -119,13 +114,16 @@ def plan_subgoals(steps: Sequence[GroundOperator], start: SymbolicState) -> list
                       if isinstance(e, CountChange) and e.fluent == INVENTORY and e.delta > 0)
         if not gains:
             continue
-        items = sorted({b.get(e.arg, e.arg) for e in gains})
+        declared: dict[str, int] = {}
+        for e in gains:
+            item = b.get(e.arg, e.arg)
+            declared[item] = max(declared.get(item, 0), e.delta)  # each must hold
         needs = {b.get(e.arg, e.arg) for e in effects
                  if isinstance(e, CountChange) and e.fluent == INVENTORY and e.delta < 0}
         needs |= {b.get(c.arg, c.arg) for c in op.schema.preconditions
                   if isinstance(c, CountAtLeast) and c.fluent == INVENTORY}
-        reduced = GroundOperator(dataclasses.replace(op.schema, effects=gains), op.args)
-        out.append(Subgoal(op, reduced, tuple((i, _count(z, INVENTORY, i)) for i in items),
+        out.append(Subgoal(op, tuple(sorted(declared.items())),
+                           tuple((i, _count(z, INVENTORY, i)) for i in sorted(declared)),
                            frozenset(needs)))
     return out
 
@@ -138,12 +136,80 @@ def predecessors(subgoals: Sequence[Subgoal], order: Order) -> list[frozenset[in
             for i, g in enumerate(subgoals)]
 
 
+class SubgoalTracker:
+    """One episode's subgoals and what they paid (algorithm 1 of D.1), fed the main agent's
+    inventory before and after each step that changed it. `paid` and `skipped` list subgoal
+    indices in the order they were done."""
+
+    def __init__(self, subgoals: Sequence[Subgoal], config: ShapingConfig) -> None:
+        self.subgoals = list(subgoals)
+        self.config = config
+        self.paid: list[int] = []
+        self.skipped: list[int] = []
+        self._before = predecessors(self.subgoals, config.order)
+        self._pending = set(range(len(self.subgoals)))
+        self._last: int | None = None
+        self._rehit = 0.0
+
+    @property
+    def done(self) -> int:
+        return len(self.subgoals) - len(self._pending)
+
+    def _payable(self, i: int) -> bool:
+        return i in self._pending and not (self._before[i] & self._pending)
+
+    def bonus(self, before: Mapping[str, int], after: Mapping[str, int]) -> float:
+        """The bonus of a step that took the inventory from `before` to `after`."""
+        cfg = self.config
+        hits = [i for i in sorted(self._pending)
+                if self._payable(i) and self.subgoals[i].reached(before, after)]
+        if hits:
+            self._pending.difference_update(hits)
+            self.paid.extend(hits)
+            self._last, self._rehit = hits[-1], cfg.subgoal_reward
+            self._skip_held(after)
+            return cfg.subgoal_reward * len(hits)
+        if self._last is not None and cfg.rehit_decay > 0 and \
+                self.subgoals[self._last].reached(before, after):
+            self._rehit *= cfg.rehit_decay
+            return self._rehit
+        return 0.0
+
+    def _skip_held(self, inventory: Mapping[str, int]) -> None:
+        """Subgoals that became payable and are already held are done, unpaid (D.1)."""
+        while True:
+            held = [i for i in sorted(self._pending)
+                    if self._payable(i) and self.subgoals[i].holds(inventory)]
+            if not held:
+                return
+            self._pending.difference_update(held)
+            self.skipped.extend(held)
+
+
+def plan_tracker(z: SymbolicState, kb: KnowledgeBase, planner: Planner, config: ShapingConfig,
+                 subgoals_of: Callable[[Sequence[GroundOperator], SymbolicState],
+                                       list[Subgoal]] = plan_subgoals,
+                 ) -> tuple[PlanResult, SubgoalTracker]:
+    """Plan from `z` and track that plan's subgoals (none when there is no plan)."""
+    result = planner.plan(kb.derivation(), z)
+    subgoals: list[Subgoal] = []
+    if result.ok:
+        operators = {e.operator.name: e.operator for e in kb}
+        subgoals = subgoals_of([ground(s, operators) for s in result.steps], z)
+    return result, SubgoalTracker(subgoals, config)
+
+
+def inventory_of(z: SymbolicState) -> dict[str, int]:
+    return dict(zip(z.names, z.inventory, strict=True))
+
+
 class PlanShapedReward(gym.Wrapper):
     """Adds plan-subgoal bonuses to a NesyGridEnv's reward (see the module docstring).
 
     `info` gains ``shaping_reward`` (this step's bonus), ``subgoals_done`` and
     ``subgoals_total``; `subgoals`, `paid` and `skipped` show the current episode's.
     Pass one `planner` to many wrappers to share its plan cache (initial states repeat).
+    `VectorPlanShapedReward` does the same for `NesyVectorEnv`.
     """
 
     def __init__(self, env: gym.Env, kb: KnowledgeBase | None = None,
@@ -156,18 +222,24 @@ class PlanShapedReward(gym.Wrapper):
         self.planner = planner or Planner(config.planner, timeout=config.planner_timeout,
                                           cache=PlanCache())
         self.plan_result: PlanResult | None = None
-        self.subgoals: list[Subgoal] = []
-        self.paid: list[int] = []
-        self.skipped: list[int] = []
-        self._pending: set[int] = set()
-        self._before: list[frozenset[int]] = []
+        self.tracker = SubgoalTracker([], config)
         self._z: SymbolicState | None = None
-        self._last: int | None = None
-        self._rehit = 0.0
 
     @property
     def world(self) -> Any:
         return self.env.unwrapped.world  # type: ignore[attr-defined]
+
+    @property
+    def subgoals(self) -> list[Subgoal]:
+        return self.tracker.subgoals
+
+    @property
+    def paid(self) -> list[int]:
+        return self.tracker.paid
+
+    @property
+    def skipped(self) -> list[int]:
+        return self.tracker.skipped
 
     def subgoals_of(self, steps: Sequence[GroundOperator], start: SymbolicState
                     ) -> list[Subgoal]:
@@ -178,57 +250,22 @@ class PlanShapedReward(gym.Wrapper):
               ) -> tuple[Any, dict[str, Any]]:
         obs, info = self.env.reset(seed=seed, options=options)
         z = self._z = abstract(self.world)
-        result = self.plan_result = self.planner.plan(self.kb.derivation(), z)
-        self.subgoals = []
-        if result.ok:
-            operators = {e.operator.name: e.operator for e in self.kb}
-            self.subgoals = self.subgoals_of([ground(s, operators) for s in result.steps], z)
-        self._before = predecessors(self.subgoals, self.config.order)
-        self._pending = set(range(len(self.subgoals)))
-        self.paid, self.skipped = [], []
-        self._last, self._rehit = None, 0.0
+        self.plan_result, self.tracker = plan_tracker(z, self.kb, self.planner, self.config,
+                                                      self.subgoals_of)
         return obs, self._annotate(info, 0.0)
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         z0, z1 = self._z, abstract(self.world)
         self._z = z1
-        bonus = self._bonus(z0, z1) if z0 is not None else 0.0
+        bonus = 0.0
+        # every subgoal is an inventory gain: most steps end at this test
+        if z0 is not None and (z0.inventory != z1.inventory or z0.names != z1.names):
+            bonus = self.tracker.bonus(inventory_of(z0), inventory_of(z1))
         return obs, float(reward) + bonus, terminated, truncated, self._annotate(info, bonus)
 
     def _annotate(self, info: dict[str, Any], bonus: float) -> dict[str, Any]:
         info["shaping_reward"] = bonus
-        info["subgoals_done"] = len(self.subgoals) - len(self._pending)
-        info["subgoals_total"] = len(self.subgoals)
+        info["subgoals_done"] = self.tracker.done
+        info["subgoals_total"] = len(self.tracker.subgoals)
         return info
-
-    def _payable(self, i: int) -> bool:
-        return i in self._pending and not (self._before[i] & self._pending)
-
-    def _bonus(self, z0: SymbolicState, z1: SymbolicState) -> float:
-        if z0.inventory == z1.inventory and z0.names == z1.names:
-            return 0.0  # every subgoal is an inventory gain: most steps end here
-        cfg = self.config
-        hits = [i for i in sorted(self._pending)
-                if self._payable(i) and self.subgoals[i].reached(z0, z1)]
-        if hits:
-            self._pending.difference_update(hits)
-            self.paid.extend(hits)
-            self._last, self._rehit = hits[-1], cfg.subgoal_reward
-            self._skip_held(z1)
-            return cfg.subgoal_reward * len(hits)
-        if self._last is not None and cfg.rehit_decay > 0 and \
-                self.subgoals[self._last].reached(z0, z1):
-            self._rehit *= cfg.rehit_decay
-            return self._rehit
-        return 0.0
-
-    def _skip_held(self, z: SymbolicState) -> None:
-        """Subgoals that became payable and are already held are done, unpaid (D.1)."""
-        while True:
-            held = [i for i in sorted(self._pending)
-                    if self._payable(i) and self.subgoals[i].holds(z)]
-            if not held:
-                return
-            self._pending.difference_update(held)
-            self.skipped.extend(held)
