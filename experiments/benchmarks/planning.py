@@ -22,9 +22,7 @@ import re
 import statistics
 import tempfile
 import time
-import timeit
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +30,7 @@ import unified_planning.shortcuts as up
 from unified_planning.io import PDDLWriter
 from unified_planning.model import Fluent, InstantaneousAction, Problem
 
+from nesyworld.experiments.benchmarks.timing import best_time, mean_time
 from nesyworld.symbolic.derive import derive
 from nesyworld.symbolic.pddl_writer import write_pddl
 from nesyworld.symbolic.planners import PLANNERS, PlanCache, Planner, PlannerInfo
@@ -44,21 +43,6 @@ NOVELGYM_TEMPLATE_FILL = 0.1e-3
 NOVELGYM_METRIC_FF = 9e-3
 NOVELGYM_PLAN_LENGTH = 15
 PLAN_TIMEOUT = 300.0
-
-
-def _best(fn: Callable[[], Any], repeat: int) -> float:
-    """Least time of `repeat` calls: the run least disturbed by other processes."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def _mean(fn: Callable[[], Any], number: int) -> float:
-    """Mean time of a very cheap call, best of three batches."""
-    return min(timeit.repeat(fn, number=number, repeat=3)) / number
 
 
 def trivial_problem() -> Problem:
@@ -100,7 +84,7 @@ def _fd_log_times(result: Any) -> dict[str, float]:
 
 
 def measure(spec: str, repeat: int, planners: list[str]) -> dict[str, Any]:
-    ref = _best(lambda: sum(range(10**6)), max(repeat, 5))
+    ref = best_time(lambda: sum(range(10**6)), max(repeat, 5))
     world = World(spec, seed=0)
     d = derive(spec, seed=0)
     rows: list[dict[str, Any]] = []
@@ -116,16 +100,19 @@ def measure(spec: str, repeat: int, planners: list[str]) -> dict[str, Any]:
             }
         )
 
-    row(f"derive '{spec}' (load spec, world, derive)", _best(lambda: derive(spec, seed=0), repeat))
-    row("derive from a live World", _best(lambda: derive(world), repeat), NOVELGYM_TEMPLATE_FILL)
-    row("numeric UP problem", _best(lambda: numeric_problem(d), repeat))
-    row("classical UP problem (ladders)", _best(lambda: classical_problem(d), repeat))
-    row("write PDDL text, numeric", _best(lambda: write_pddl(d), repeat), NOVELGYM_TEMPLATE_FILL)
-    row("write PDDL text, classical", _best(lambda: write_pddl(d, classical=True), repeat))
+    row(f"derive '{spec}' (load spec, world, derive)",
+        best_time(lambda: derive(spec, seed=0), repeat))
+    row("derive from a live World", best_time(lambda: derive(world), repeat),
+        NOVELGYM_TEMPLATE_FILL)
+    row("numeric UP problem", best_time(lambda: numeric_problem(d), repeat))
+    row("classical UP problem (ladders)", best_time(lambda: classical_problem(d), repeat))
+    row("write PDDL text, numeric", best_time(lambda: write_pddl(d), repeat),
+        NOVELGYM_TEMPLATE_FILL)
+    row("write PDDL text, classical", best_time(lambda: write_pddl(d, classical=True), repeat))
     classical = classical_problem(d)
     row(
         "UP's PDDLWriter, classical (inside every FD call)",
-        _best(lambda: (w := PDDLWriter(classical)).get_domain() + w.get_problem(), repeat),
+        best_time(lambda: (w := PDDLWriter(classical)).get_domain() + w.get_problem(), repeat),
     )
 
     trivial = trivial_problem()
@@ -133,7 +120,7 @@ def measure(spec: str, repeat: int, planners: list[str]) -> dict[str, Any]:
     for name in planners:
         info = PLANNERS[name]
         _oneshot(info, trivial)  # first call imports the engine's package
-        startup[name] = _best(lambda info=info: _oneshot(info, trivial), repeat)
+        startup[name] = best_time(lambda info=info: _oneshot(info, trivial), repeat)
         row(f"{name}: trivial problem (start-up + translation)", startup[name])
 
     planned: dict[str, dict[str, Any]] = {}
@@ -158,8 +145,8 @@ def measure(spec: str, repeat: int, planners: list[str]) -> dict[str, Any]:
             length=length,
             status=status,
         )
-        row(f"{name}: plan, cached (second call)", _mean(lambda p=planner: p.plan(d), 1000))
-        row(f"{name}: plannable, cached", _mean(lambda p=planner: p.plannable(d), 10_000))
+        row(f"{name}: plan, cached (second call)", mean_time(lambda p=planner: p.plan(d), 1000))
+        row(f"{name}: plannable, cached", mean_time(lambda p=planner: p.plannable(d), 10_000))
 
     breakdown: dict[str, float] = {}
     fd = next((n for n in planners if PLANNERS[n].engine == "fast-downward"), None)

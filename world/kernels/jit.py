@@ -17,6 +17,9 @@ try:
         raise ImportError("disabled by NESYWORLD_NUMBA")
     import numba
 
+    from nesyworld.world.kernels.cache import install_locators
+
+    install_locators()  # before any kernel is decorated
     HAVE_NUMBA = True
 except ImportError:  # not installed, or switched off
     numba = None

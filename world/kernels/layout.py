@@ -164,29 +164,32 @@ def _lowest(grid: np.ndarray, where: np.ndarray, salt: int, k: int, ranks: np.nd
     in cell order; return how many free cells there were (fewer than k: nothing written).
     `ranks` is scratch space of one int64 per cell."""
     n_cells = grid.shape[0]
+    for cell in range(n_cells):  # every cell's rank first: a loop without branches
+        ranks[cell] = mix(salt, cell) * n_cells + cell  # unique: cell breaks rank ties
     keep_all = k > SORT_ABOVE
-    n = m = 0  # free cells seen; ranks[:m]: the lowest ranks so far, ascending
+    lowest = np.empty(n_cells if keep_all else k, np.int64)  # ascending (sorted at the end)
+    n = m = 0  # free cells seen; lowest[:m] filled
     for cell in range(n_cells):
         if grid[cell] != 0 or not where[cell]:
             continue
         n += 1
-        rank = mix(salt, cell) * n_cells + cell  # unique: cell breaks rank ties
+        rank = ranks[cell]
         if keep_all:
-            ranks[m] = rank
+            lowest[m] = rank
             m += 1
-        elif m < k or rank < ranks[k - 1]:
+        elif m < k or (k > 0 and rank < lowest[k - 1]):
             i = min(m, k - 1)
-            while i > 0 and ranks[i - 1] > rank:
-                ranks[i] = ranks[i - 1]
+            while i > 0 and lowest[i - 1] > rank:
+                lowest[i] = lowest[i - 1]
                 i -= 1
-            ranks[i] = rank
+            lowest[i] = rank
             m = min(m + 1, k)
     if n < k:
         return n
     if keep_all:
-        ranks[:n].sort()
+        lowest[:n].sort()
     for j in range(k):
-        out[j] = ranks[j] % n_cells
+        out[j] = lowest[j] % n_cells
     out[:k].sort()
     return n
 
