@@ -1,0 +1,23 @@
+"""The training benchmark, run tiny: every row is a real measurement of a real training run,
+with its ratio oriented as the table says. No speed is asserted."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from nesyworld.experiments.benchmarks import training
+
+
+def test_every_row_is_measured(capsys: pytest.CaptureFixture[str]) -> None:
+    training.main(["--steps", "80", "--envs", "2", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    rows = out["rows"]
+    assert [r["name"].split(",")[0] for r in rows] == [
+        "RL baseline training", "RL baseline training", "recovery training"]
+    for row in rows:
+        assert math.isfinite(row["ours"]) and row["ours"] > 0, row
+        assert math.isfinite(row["reference"]) and row["reference"] > 0, row
+        assert row["ratio"] == pytest.approx(row["ours"] / row["reference"]), row
