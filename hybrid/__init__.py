@@ -11,6 +11,7 @@ from nesyworld.hybrid.recovery_env import RecoveryConfig, RecoveryEnv
 from nesyworld.hybrid.rl_agents import RLAgent, RLConfig, TransferRLAgent
 from nesyworld.hybrid.runner import EpisodeResult, run_episode, summarize
 from nesyworld.hybrid.shaping import PlanShapedReward, ShapingConfig
+from nesyworld.hybrid.vector_training import VectorPlanShapedReward
 
 __all__ = [
     "Agent",
@@ -33,6 +34,7 @@ __all__ = [
     "RecoverySettings",
     "ShapingConfig",
     "TransferRLAgent",
+    "VectorPlanShapedReward",
     "check_effects",
     "run_episode",
     "summarize",
