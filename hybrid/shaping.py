@@ -6,9 +6,11 @@ keeps the plan steps that gain something (break, collect, trade, craft: approach
 steps only set up the next one), and pays a bonus the first time each of those gains happens,
 on top of the env's own reward (+1000 at the goal, -1 a step).
 
-The subgoals are the operators' declared effects, checked with the same `abstract` and the
-same effect test as the plan executor's monitor, so shaping cannot disagree with what the
-planner and the executor think an operator does.
+The subgoals are the operators' declared inventory gains, and a gain counts when the count
+rose by at least the declared amount: the test the plan executor's monitor (`check_effects`)
+applies to counts, so shaping cannot disagree with what the planner and the executor think an
+operator does. Being inventory counts only, they can be read off a `SymbolicState` or off the
+batched core's stacked inventories alike (`VectorPlanShapedReward`).
 
 Order (algorithm 1 of D.1): only a subgoal whose predecessors are done can pay. With
 ``order="plan"`` (the paper) the predecessor is the previous subgoal of the plan, so subgoals

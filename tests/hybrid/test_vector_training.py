@@ -62,7 +62,7 @@ def test_vector_shaping_pays_what_the_single_env_pays(order: str) -> None:
             paid += single_info.get("shaping_reward", 0.0)
             pairs.append(single_info)
         ended = terminated | truncated
-    assert paid >= 5 * 6 and ended.dtype == bool  # subgoals were reached, so compared
+    assert paid >= 5 * 6  # subgoals were reached, so bonuses were compared
 
 
 def test_forbidden_actions_stay_legal_where_nothing_else_is() -> None:
