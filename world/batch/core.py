@@ -17,12 +17,11 @@ import numpy as np
 from nesyworld.world.batch.advance import StepBuffers, advance_worlds
 from nesyworld.world.batch.dynamics import step_worlds
 from nesyworld.world.batch.masks import mask_worlds
-from nesyworld.world.batch.observe import lidar_worlds
+from nesyworld.world.batch.observe import beam_arrays, lidar_worlds
 from nesyworld.world.batch.state import BatchState, reset_worlds
 from nesyworld.world.batch.tables import NotCompilable, compile_world, kernel_tables
 from nesyworld.world.kernels.keys import stream_of
 from nesyworld.world.kernels.layout import MAX_LAYOUT_TRIES
-from nesyworld.world.observations.lidar import _beam_table
 from nesyworld.world.spec import WorldSpec
 from nesyworld.world.state import WorldState
 from nesyworld.world.world import World
@@ -65,7 +64,6 @@ class BatchWorld:
         self._stream = np.array([stream_of(None if seed is None else seed + i)
                                  for i in range(num_envs)], np.int64)
         self._resets = np.zeros(num_envs, np.int64)
-        self._beams: dict[int | None, tuple[Any, ...]] = {}
         self._status = np.zeros(num_envs, np.int64)
         self._reset_compiled(np.arange(num_envs))
 
@@ -114,7 +112,7 @@ class BatchWorld:
                        self._resets, actions, self.main, h, w, MAX_LAYOUT_TRIES,
                        self.tables.init_inventory, self._goal_ids, self._goal_counts,
                        r_step, r_goal, r_give_up, self.tables.max_steps,
-                       self._beam_table(max_range), self.tables.n_types, cap, out.obs,
+                       beam_arrays(*self.shape, max_range), self.tables.n_types, cap, out.obs,
                        out.mask, out.reward, out.terminated, out.truncated, out.ok, out.cost,
                        out.success, out.restart, self._status)
         self._raise_on_layout_failure(self._status)
@@ -183,16 +181,9 @@ class BatchWorld:
             for n, builder in enumerate(builders):
                 out[n] = builder.build()
             return
-        cells, dists, ego, offsets = self._beam_table(max_range)
+        cells, dists, ego, offsets = beam_arrays(*self.shape, max_range)
         lidar_worlds(self._S, self.main, self.shape[1], cells, dists, ego, offsets,
                      self.tables.n_types, cap, out)
-
-    def _beam_table(self, max_range: int | None) -> tuple[np.ndarray, ...]:
-        if max_range not in self._beams:
-            cells, dists, ego, offsets = _beam_table(*self.shape, max_range)
-            self._beams[max_range] = tuple(np.ascontiguousarray(a) for a in (
-                cells, dists, ego, np.asarray(offsets, np.int64)))
-        return self._beams[max_range]
 
     # ------------------------------------------------------------------ queries
     def success(self) -> np.ndarray:

@@ -8,12 +8,24 @@ one-hot. The beam table is `observations.lidar`'s, so all of them read the same 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from nesyworld.world.batch.views import state_views
 from nesyworld.world.kernels.jit import njit, unmanaged
+from nesyworld.world.observations.lidar import _beam_table
 
 N_BEAMS = 8
+
+
+@functools.lru_cache(maxsize=32)
+def beam_arrays(h: int, w: int, max_range: int | None) -> tuple[np.ndarray, ...]:
+    """`observations.lidar`'s beam table as the kernels take it: (cells, dists, ego,
+    offsets), all C-contiguous arrays (the table keeps its offsets as a tuple)."""
+    cells, dists, ego, offsets = _beam_table(h, w, max_range)
+    return tuple(np.ascontiguousarray(a) for a in (cells, dists, ego,
+                                                   np.asarray(offsets, np.int64)))
 
 
 @njit(inline=True)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from gymnasium import spaces
 
-from nesyworld.world.batch.observe import lidar_world
+from nesyworld.world.batch.observe import beam_arrays, lidar_world
 from nesyworld.world.kernels.jit import HAVE_NUMBA
 from nesyworld.world.observations import (
     FACING_ARROWS,
@@ -28,7 +28,7 @@ from nesyworld.world.observations import (
     render_ascii,
     render_rgb,
 )
-from nesyworld.world.observations.lidar import LidarReader, _beam_table
+from nesyworld.world.observations.lidar import LidarReader
 
 if TYPE_CHECKING:
     from nesyworld.world.world import World
@@ -154,21 +154,20 @@ class ObservationBuilder:
         # and the beams as they were: see LidarReader).
         buf = np.zeros(inv_end + t, np.float32)
         inventory, selected = buf[n_lidar:inv_end], buf[inv_end:]
-        beams = LidarReader(buf[:n_lidar], max_range)
-        made_from: list[Any] = [None]  # what the inventory and selected parts show
-
         if HAVE_NUMBA:  # one compiled call reads it all
-            cells, dists, ego, offsets = _beam_table(h, w, max_range)
-            offsets_arr = np.asarray(offsets, np.int64)
+            cells, dists, ego, offsets = beam_arrays(h, w, max_range)
 
             def build_compiled() -> np.ndarray:
                 st = world.state
                 grid = st.grid if st.grid.flags.c_contiguous else np.ascontiguousarray(st.grid)
                 lidar_world(grid, st.pos, st.facing, st.inventory, st.selected, agent, cells,
-                            dists, ego, offsets_arr, t, cap, buf)
+                            dists, ego, offsets, t, cap, buf)
                 return buf.copy()
 
             return space, build_compiled
+
+        beams = LidarReader(buf[:n_lidar], max_range)
+        made_from: list[Any] = [None]  # what the inventory and selected parts show
 
         def build() -> np.ndarray:
             # .item() rather than numpy scalars and views: this runs every step
