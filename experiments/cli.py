@@ -13,7 +13,14 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from nesyworld.experiments import cli_experiment, cli_novelty, cli_run, cli_symbolic, cli_world
+    from nesyworld.experiments import (
+        cli_experiment,
+        cli_novelty,
+        cli_run,
+        cli_studio,
+        cli_symbolic,
+        cli_world,
+    )
 
     parser = argparse.ArgumentParser(
         prog="nesyworld",
@@ -25,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_symbolic.add_commands(sub)
     cli_novelty.add_commands(sub)
     cli_experiment.add_commands(sub)
+    cli_studio.add_commands(sub)
     return parser
 
 

@@ -45,7 +45,10 @@ def add_commands(sub: Any) -> None:
                    help="hybrid agent: start from a knowledge base saved with --save")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--render", action="store_true", help="draw the map after every episode")
-    p.add_argument("--record", metavar="FILE", help="save the first episode's trajectory")
+    p.add_argument("--record", metavar="FILE",
+                   help="record the first episode (frames, plans, failures, learning) for "
+                        "`nesyworld studio`; `nesyworld replay` re-checks it when no novelty "
+                        "changed the world")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(handler=cmd_run)
 
@@ -111,24 +114,25 @@ def show_hybrid(event: Any) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from nesyworld.hybrid import run_episode, summarize
+    from nesyworld.hybrid.recording import EpisodeRecorder
     from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
-    from nesyworld.world.trajectory import Trajectory, state_digest
 
-    env = NesyGridEnv(args.spec, render_mode="ansi" if args.render else None)
+    env: Any = NesyGridEnv(args.spec, render_mode="ansi" if args.render else None)
     if args.novelty:  # on their schedule: before an episode, or at a step mid-episode
         env = NoveltyInjector(env, args.novelty)
+    recorder = None
+    if args.record:
+        env = recorder = EpisodeRecorder(env, args.record, novelties=args.novelty)
     if args.agent in HYBRID:
-        return cmd_run_hybrid(args, env)
+        return cmd_run_hybrid(args, env, recorder)
     args.episodes = 1 if args.episodes is None else args.episodes
     verbose = not args.json and args.episodes == 1
     agent = make_agent(args, env, verbose)
+    if recorder is not None:
+        recorder.agent = agent
     results = []
     for ep in range(args.episodes):
-        seed = args.seed + ep
-        if args.record and ep == 0:
-            results.append(_recorded(env, agent, seed, args.record, Trajectory, state_digest))
-        else:
-            results.append(run_episode(env, agent, seed))
+        results.append(run_episode(env, agent, args.seed + ep))
         if args.render:
             print(env.render())
     planner = getattr(agent, "planner", None)
@@ -154,32 +158,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _recorded(env: Any, agent: Any, seed: int, path: str, trajectory_cls: Any,
-              digest: Any) -> Any:
-    """One episode, recorded as a replayable trajectory of the main agent's actions."""
-    from nesyworld.hybrid import run_episode
-
-    world = env.unwrapped.world
-    traj = trajectory_cls(world.spec.source, seed)
-
-    def record(info: dict[str, Any]) -> None:
-        if traj.digests:  # after a step; the first call comes right after the reset
-            traj.actions.append(info["action"])
-            traj.outcomes.append({"ok": info["ok"], "cost": info["cost"],
-                                  "reason": info["reason"]})
-        traj.digests.append(digest(env.unwrapped.world.state))
-
-    result = run_episode(env, agent, seed, on_step=record)
-    traj.save(path)
-    return result
-
-
-def cmd_run_hybrid(args: argparse.Namespace, env: Any) -> int:
-    """Adapt with learning on (shown step by step), then evaluate frozen; summarise."""
+def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None) -> int:
+    """Adapt with learning on (shown step by step), then evaluate frozen; summarise. A
+    recording is of the first adaptation episode: the one with the failure and the learning."""
     from nesyworld.experiments.adaptation import adapt_and_evaluate
 
     episodes = 20 if args.episodes is None else args.episodes
     agent = make_agent(args, env, verbose=not args.json)
+    if recorder is not None:
+        recorder.agent = agent
     detail = {"all": True}  # every event in the first episode; after it, what matters
     shown = agent.on_event
 

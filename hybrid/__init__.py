@@ -6,6 +6,8 @@ from nesyworld.hybrid.hybrid_agent import HybridAgent
 from nesyworld.hybrid.learned_operator import LearnedOperator
 from nesyworld.hybrid.monitor import OperatorFailure, check_effects
 from nesyworld.hybrid.operators import GroundOperator
+from nesyworld.hybrid.recording import EpisodeRecorder, EpisodeRecording
+from nesyworld.hybrid.recording_reader import RecordingError, read_recording
 from nesyworld.hybrid.recovery import Recovery, RecoveryOutcome, RecoverySettings
 from nesyworld.hybrid.recovery_env import RecoveryConfig, RecoveryEnv
 from nesyworld.hybrid.rl_agents import RLAgent, RLConfig, TransferRLAgent
@@ -15,6 +17,8 @@ from nesyworld.hybrid.vector_training import VectorPlanShapedReward
 
 __all__ = [
     "Agent",
+    "EpisodeRecorder",
+    "EpisodeRecording",
     "EpisodeResult",
     "Event",
     "GroundOperator",
@@ -27,6 +31,7 @@ __all__ = [
     "RLAgent",
     "RLConfig",
     "RandomAgent",
+    "RecordingError",
     "Recovery",
     "RecoveryConfig",
     "RecoveryEnv",
@@ -36,6 +41,7 @@ __all__ = [
     "TransferRLAgent",
     "VectorPlanShapedReward",
     "check_effects",
+    "read_recording",
     "run_episode",
     "summarize",
 ]

@@ -151,6 +151,8 @@ class PlanningAgent:
         """Operators executed by a policy (`policy:<name>` actions), by operator name."""
         self._driver: Iterator[str] | None = None
         self._last: dict[str, Any] = {}
+        self.current: tuple[str, int] | None = None
+        """The operator being executed and its index in the latest plan (for recordings)."""
 
     @property
     def world(self) -> World:
@@ -159,6 +161,7 @@ class PlanningAgent:
     # --- the protocol ------------------------------------------------------------------------
     def reset(self, observation: Any, info: dict[str, Any]) -> None:
         self._driver = self._drive()
+        self.current = None
         self._failures_by_op: dict[str, int] = {}
         self._last = dict(info)
 
@@ -250,6 +253,7 @@ class PlanningAgent:
             operators = {e.operator.name: e.operator for e in self.kb}
             steps = [ground(s, operators) for s in result.steps]
             for k, op in enumerate(steps):
+                self.current = (str(op), k)
                 failure = yield from self._execute(op, tuple(result.steps[k + 1:]),
                                                    primitives)
                 if failure == "drift":
@@ -265,6 +269,7 @@ class PlanningAgent:
                         yield GIVE_UP
                         return
                     break
+        self.current = None
         self.emit("give_up", "out of plans")
         yield GIVE_UP
 

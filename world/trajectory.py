@@ -16,6 +16,8 @@ from nesyworld.world.state import WorldState
 from nesyworld.world.world import Outcome, World
 
 FORMAT = "nesyworld.trajectory/1"
+EPISODE_FORMAT = "nesyworld.episode/1"
+"""The studio's episode recordings (`nesyworld.hybrid.recording`) carry a trajectory."""
 
 
 def state_digest(state: WorldState) -> str:
@@ -46,7 +48,13 @@ class Trajectory:
     @classmethod
     def load(cls, path: str | Path) -> Trajectory:
         data = json.loads(Path(path).read_text())
-        if data.pop("format", None) != FORMAT:
+        kind = data.pop("format", None)
+        if kind == EPISODE_FORMAT:
+            if not data.get("trajectory"):
+                raise ValueError(f"{path}: this recording cannot be replayed (a novelty "
+                                 "changed its world); open it with `nesyworld studio`")
+            data = data["trajectory"]
+        elif kind != FORMAT:
             raise ValueError(f"{path}: not a nesyworld trajectory ({FORMAT})")
         return cls(**data)
 

@@ -1,0 +1,137 @@
+"""The studio's web app: a JSON API over recordings and levels, and one static page.
+
+Flask serves it because the studio is a handful of synchronous JSON routes on 127.0.0.1 that
+call our own (synchronous) code; the page is plain HTML, CSS and JavaScript, so there is no
+build step. Every failure the page can meet comes back as JSON `{error, where, expected}` with
+a 4xx status, never as an HTML error page, so the page always has something to show.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, jsonify, request, send_from_directory
+from werkzeug.exceptions import HTTPException
+
+from nesyworld.experiments.studio.levels import (
+    NAME,
+    Level,
+    LevelError,
+    agent_glyphs,
+    derive_level,
+    level_of,
+    palette,
+)
+from nesyworld.hybrid.recording_reader import RecordingError, read_recording
+
+STATIC = Path(__file__).parent / "static"
+MAX_UPLOAD = 64 * 1024 * 1024
+
+
+def find_recordings(paths: list[Path]) -> dict[str, Path]:
+    """Recording files by the name the page lists them under: given files, and the *.json
+    files of given folders (not recursive)."""
+    found: dict[str, Path] = {}
+    for path in paths:
+        files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+        for file in files:
+            name, k = file.name, 2
+            while name in found:
+                name, k = f"{file.stem} ({k}){file.suffix}", k + 1
+            found[name] = file
+    return found
+
+
+def create_app(recordings: list[str | Path] | None = None,
+               levels_dir: str | Path = ".") -> Flask:
+    """The studio app: `recordings` are files or folders to list, `levels_dir` is where the
+    level editor saves."""
+    app = Flask(__name__, static_folder=None)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_UPLOAD
+    roots = [Path(p) for p in (recordings or [])]
+    out = Path(levels_dir)
+
+    def problem(status: int, message: str, where: str = "", expected: str = "") -> Any:
+        return jsonify(error=message, where=where, expected=expected), status
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Any:
+        return problem(exc.code or 500, exc.description or exc.name)
+
+    @app.errorhandler(RecordingError)
+    def bad_recording(exc: RecordingError) -> Any:
+        return problem(422, exc.message, exc.where, exc.expected)
+
+    @app.errorhandler(LevelError)
+    def bad_level(exc: LevelError) -> Any:
+        return problem(422, exc.message, exc.where, exc.expected)
+
+    @app.get("/")
+    def index() -> Any:
+        return send_from_directory(STATIC, "index.html")
+
+    @app.get("/static/<path:name>")
+    def static_file(name: str) -> Any:
+        return send_from_directory(STATIC, name)
+
+    @app.get("/api/recordings")
+    def list_recordings() -> Any:
+        return jsonify([{"name": n, "path": str(p)} for n, p in find_recordings(roots).items()])
+
+    @app.get("/api/recordings/<name>")
+    def open_recording(name: str) -> Any:
+        files = find_recordings(roots)
+        if name not in files:
+            return problem(404, f"no recording named '{name}'", name,
+                           f"one of {sorted(files)}" if files else "a recording file")
+        return jsonify(asdict(read_recording(files[name])))
+
+    @app.post("/api/recordings/upload")
+    def upload_recording() -> Any:
+        name = request.headers.get("X-File-Name") or "upload.json"
+        return jsonify(asdict(read_recording(request.get_data(), name=name)))
+
+    @app.get("/api/specs")
+    def specs() -> Any:
+        from nesyworld.domains import shipped_specs
+
+        return jsonify(sorted(shipped_specs()))
+
+    @app.get("/api/level")
+    def new_level() -> Any:
+        base = request.args.get("spec", "pogostick")
+        seed = request.args.get("seed", "0")
+        if not seed.isdigit():
+            return problem(400, f"bad seed '{seed}'", "seed", "a whole number")
+        try:
+            level = level_of(base, int(seed))
+            colors, glyphs = palette(base), agent_glyphs(base)
+        except Exception as exc:  # an unknown or broken spec: say which and why
+            return problem(422, str(exc), base, "a shipped spec name or a spec file")
+        return jsonify(level=asdict(level), palette=colors, agent_glyphs=glyphs)
+
+    @app.post("/api/level/derive")
+    def derive() -> Any:
+        return jsonify(derive_level(Level.from_json(_json_body())))
+
+    @app.post("/api/level/save")
+    def save() -> Any:
+        level = Level.from_json(_json_body())
+        derived = derive_level(level)  # only a level that loads is saved
+        if not NAME.match(level.name):  # derive_level checked it; the file name relies on it
+            return problem(422, f"bad level name '{level.name}'")
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / f"{level.name}.yaml"
+        path.write_text(derived["yaml"])
+        return jsonify(path=str(path.resolve()), **derived)
+
+    return app
+
+
+def _json_body() -> Any:
+    data = request.get_json(silent=True)
+    if data is None:
+        raise LevelError("the request body is not JSON", "request", "a JSON level")
+    return data

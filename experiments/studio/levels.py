@@ -1,0 +1,179 @@
+"""The level editor's model: a map the user paints, turned into a spec and its PDDL.
+
+A level starts from a shipped (or given) spec, laid out once with a seed, so the user edits a
+concrete map rather than the spec's random placement rules. Saving writes a standalone spec:
+the base's registries as they are, the painted map as `map.ascii`, and every agent pinned to
+its cell, so the file needs nothing else to load and the derived PDDL shows what the planner
+will see.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from nesyworld.symbolic.derive import derive
+from nesyworld.symbolic.pddl_writer import write_pddl
+from nesyworld.world import World
+from nesyworld.world.errors import SpecError
+from nesyworld.world.spec_loader import load_document, load_spec
+
+LEVEL_FILE = "level.yaml"
+"""The name errors in an unsaved level point into."""
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
+
+
+class LevelError(ValueError):
+    """A level that does not make a valid spec; `where` is level.yaml:line:column."""
+
+    def __init__(self, message: str, where: str = "", expected: str = "") -> None:
+        self.message, self.where, self.expected = message, where, expected
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+@dataclass
+class Level:
+    """A painted map: cell type names row by row, and where each agent stands."""
+
+    base: str
+    name: str
+    cells: list[list[str]]
+    agents: dict[str, list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, data: Any) -> Level:
+        if not isinstance(data, dict):
+            raise LevelError("a level must be an object", expected="base, name, cells, agents")
+        missing = [k for k in ("base", "name", "cells") if k not in data]
+        if missing:
+            raise LevelError(f"the level has no '{missing[0]}'",
+                             expected="base, name, cells, agents")
+        cells = data["cells"]
+        if not (isinstance(cells, list) and cells and all(
+                isinstance(row, list) and row and all(isinstance(c, str) for c in row)
+                for row in cells)):
+            raise LevelError("'cells' must be rows of type names", expected="a non-empty grid")
+        agents = data.get("agents") or {}
+        if not isinstance(agents, dict) or not all(
+                isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) for x in v)
+                for v in agents.values()):
+            raise LevelError("'agents' must map agent names to [row, column]")
+        return cls(str(data["base"]), str(data["name"]), cells, dict(agents))
+
+
+def palette(base: str) -> list[dict[str, Any]]:
+    """The types a user can paint: everything that can stand on the map (not actors, not
+    inventory-only items)."""
+    spec = load_spec(base)
+    world = World(spec)
+    out = []
+    for i, name in enumerate(world.types.names):
+        t = spec.entity_types[name]
+        if t.cls in ("actor", "category") or (t.cls == "item" and not t.placeable):
+            continue
+        out.append({"name": name, "glyph": world.types.glyphs[i],
+                    "color": list(t.color) if t.color else None, "class": t.cls})
+    return out
+
+
+def agent_glyphs(base: str) -> dict[str, str]:
+    """Each agent's glyph (its type's), for drawing agents apart from the map."""
+    world = World(base)
+    spec = world.spec
+    return {name: world.types.glyphs[world.types.id(spec.agents[name].type)]
+            for name in world.agent_names}
+
+
+def level_of(base: str, seed: int = 0) -> Level:
+    """The base spec's map as laid out by `seed`, with the agents lifted off it."""
+    world = World(base)
+    world.reset(seed)
+    st, names = world.state, world.types.names
+    grid = st.grid.copy()
+    agents = {}
+    for a, agent in enumerate(world.agent_names):
+        r, c = int(st.pos[a, 0]), int(st.pos[a, 1])
+        grid[r, c] = st.under[a]
+        agents[agent] = [r, c]
+    cells = [[names[int(v)] for v in row] for row in grid]
+    return Level(base, f"{world.spec.name}_edited", cells, agents)
+
+
+def level_yaml(level: Level) -> str:
+    """The standalone spec a level saves as."""
+    if not NAME.match(level.name):
+        raise LevelError(f"bad level name '{level.name}'",
+                         expected="a letter, then letters, digits, _ or - (64 at most)")
+    try:
+        doc, _ = load_document(level.base)
+    except SpecError as exc:
+        raise LevelError(f"the base spec does not load: {exc}", expected="a valid spec"
+                         ) from exc
+    doc = copy.deepcopy(doc)
+    world = World(level.base)
+    glyph = dict(zip(world.types.names, world.types.glyphs, strict=True))
+    widths = {len(row) for row in level.cells}
+    if len(widths) != 1:
+        raise LevelError("the rows of the map differ in length", expected="a rectangle")
+    unknown = sorted({c for row in level.cells for c in row} - set(glyph))
+    if unknown:
+        raise LevelError(f"unknown entity type '{unknown[0]}'",
+                         expected=f"one of {sorted(glyph)}")
+    doc["name"] = level.name
+    doc["description"] = f"{level.name}: a level painted in the studio from {level.base}."
+    old_map = doc.get("map") or {}
+    new_map: dict[str, Any] = {
+        "ascii": "\n".join("".join(glyph[c] for c in row) for row in level.cells) + "\n",
+        "legend": {glyph[t]: t for t in sorted({c for row in level.cells for c in row})},
+    }
+    if "surround" in old_map:
+        new_map["surround"] = old_map["surround"]
+    doc["map"] = new_map
+    for name, agent in (doc.get("agents") or {}).items():
+        if not isinstance(agent, dict):
+            continue
+        agent.pop("room", None)
+        if name in level.agents:
+            agent["at"] = list(level.agents[name])
+    return yaml.dump(doc, Dumper=_BlockDumper, sort_keys=False, allow_unicode=True)
+
+
+def derive_level(level: Level) -> dict[str, str]:
+    """The level's spec as YAML and its derived PDDL; errors point into that YAML."""
+    text = level_yaml(level)
+    try:
+        spec = load_spec(text)
+        domain, problem = write_pddl(derive(spec))
+    except SpecError as exc:
+        where = ""
+        if exc.location is not None:
+            where = f"{LEVEL_FILE}:{exc.location.line}:{exc.location.column}"
+        raise LevelError(exc.message + (f" (at '{exc.key_path}')" if exc.key_path else ""),
+                         where, exc.expected) from exc
+    return {"yaml": text, "domain": domain, "problem": problem}
+
+
+class _BlockDumper(yaml.SafeDumper):
+    """Writes multi-line strings (the ASCII map) as readable `|` blocks."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True  # the spec is read by people: repeat a value rather than alias it
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+def _list(dumper: yaml.SafeDumper, value: list[Any]) -> yaml.SequenceNode:
+    """Cells (`at: [3, 4]`) and other lists of numbers stay on one line."""
+    flow = all(isinstance(v, int | float) for v in value)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flow)
+
+
+_BlockDumper.add_representer(str, _str)
+_BlockDumper.add_representer(list, _list)

@@ -1,0 +1,114 @@
+"""The studio's JSON API, through Flask's test client: every failure is JSON with a status,
+a location and what was expected, so the page never has nothing to show."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+
+from nesyworld.experiments.studio import create_app
+from nesyworld.experiments.studio.app import find_recordings
+
+
+@pytest.fixture
+def client(recordings: Path, tmp_path: Path) -> FlaskClient:
+    (tmp_path / "cut.json").write_text('{"format": "nesyworld.episode/1", "frames": [[')
+    app = create_app([recordings, tmp_path / "cut.json"], levels_dir=tmp_path / "levels")
+    return app.test_client()
+
+
+def test_lists_and_opens_recordings(client: FlaskClient) -> None:
+    names = [r["name"] for r in client.get("/api/recordings").get_json()]
+    assert names == ["hybrid_axe.json", "planning_axe.json", "cut.json"]
+    rec = client.get("/api/recordings/hybrid_axe.json").get_json()
+    kinds = [e["kind"] for e in rec["events"]]
+    assert "learned" in kinds and kinds.index("failure") < kinds.index("learned")
+    assert len(rec["domains"]) == 2  # the first domain, and the one with the learned operator
+    assert "(:action learned_break_oak_log" in rec["domains"][1]["domain"]
+
+
+def test_a_truncated_recording_is_an_error_with_a_place(client: FlaskClient) -> None:
+    response = client.get("/api/recordings/cut.json")
+    body = response.get_json()
+    assert response.status_code == 422
+    assert body["where"].endswith("cut.json:1:47") and "truncated" in body["error"]
+    assert body["expected"] == "a complete JSON document"
+
+
+def test_unknown_names_are_404_json(client: FlaskClient) -> None:
+    response = client.get("/api/recordings/missing.json")
+    body = response.get_json()
+    assert response.status_code == 404 and "no recording named" in body["error"]
+    assert "planning_axe.json" in body["expected"]
+    outside = client.get("/api/recordings/..%2F..%2Fetc%2Fpasswd")  # only listed files open
+    assert outside.status_code == 404 and outside.get_json()["error"]
+    assert client.get("/nowhere").get_json()["error"]
+
+
+def test_upload(client: FlaskClient, recordings: Path) -> None:
+    data = (recordings / "planning_axe.json").read_bytes()
+    ok = client.post("/api/recordings/upload", data=data, headers={"X-File-Name": "mine.json"})
+    assert ok.status_code == 200 and ok.get_json()["spec"] == "pogostick"
+    bad = client.post("/api/recordings/upload", data=b"\xff\xfe", headers={"X-File-Name": "b"})
+    assert bad.status_code == 422 and bad.get_json()["where"] == "b"
+
+
+def test_level_round_trip(client: FlaskClient, tmp_path: Path) -> None:
+    data = client.get("/api/level?spec=pogostick&seed=2").get_json()
+    level = data["level"]
+    assert data["agent_glyphs"]["main_1"] == "A" and level["cells"][0][0] == "bedrock"
+    level["name"] = "two_tables"
+    r, c = next((r, c) for r, row in enumerate(level["cells"]) for c, t in enumerate(row)
+                if t == "air" and [r, c] not in level["agents"].values())
+    level["cells"][r][c] = "crafting_table"
+    saved = client.post("/api/level/save", json=level).get_json()
+    path = Path(saved["path"])
+    assert path == (tmp_path / "levels" / "two_tables.yaml").resolve() and path.is_file()
+    assert "(= (world crafting_table) 2)" in saved["problem"]
+
+
+def test_level_errors(client: FlaskClient) -> None:
+    assert client.get("/api/level?spec=nope").status_code == 422
+    assert client.get("/api/level?seed=x").status_code == 400
+    response = client.post("/api/level/derive", data="not json")
+    assert response.status_code == 422 and "not JSON" in response.get_json()["error"]
+    level = client.get("/api/level").get_json()["level"]
+    level["agents"]["main_1"] = [0, 0]
+    body = client.post("/api/level/derive", json=level).get_json()
+    assert body["where"].startswith("level.yaml:") and "blocked" in body["error"]
+
+
+def test_folders_list_their_json_files(tmp_path: Path) -> None:
+    for name in ("b.json", "a.json", "notes.txt"):
+        (tmp_path / name).write_text("{}")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.json").write_text("{}")
+    found = find_recordings([tmp_path, tmp_path / "sub" / "a.json"])
+    assert list(found) == ["a.json", "b.json", "a (2).json"]
+
+
+def test_the_command_serves_on_loopback(recordings: Path, tmp_path: Path) -> None:
+    """`nesyworld studio` as a user starts it: it prints its URL and answers there."""
+    import json
+    import subprocess
+    import sys
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-m", "nesyworld.experiments.cli", "studio",
+                             str(recordings), "--port", "0", "--no-browser", "--levels",
+                             str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        url = line.split(" at ")[1].split()[0]
+        assert url.startswith("http://127.0.0.1:")
+        with urllib.request.urlopen(url + "api/recordings", timeout=10) as response:
+            names = [r["name"] for r in json.load(response)]
+        assert names == ["hybrid_axe.json", "planning_axe.json"]
+        with urllib.request.urlopen(url, timeout=10) as response:
+            assert b'id="plan"' in response.read()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
