@@ -177,6 +177,9 @@ class Recovery:
         init = previous.checkpoint if tuning and previous is not None else None
         result = train(factory, s.train, ppo, s.icm, init=init, on_epoch=self.on_epoch)
         checker = factory()
+        # seeded once: the rollouts' start states then follow from the training seed, so a
+        # recovery (and the T_adapt it adds) repeats exactly
+        checker.reset(seed=s.train.seed)
         op_name = previous.name if previous is not None else None
         try:
             learned = build_learned_operator(
