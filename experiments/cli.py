@@ -14,7 +14,11 @@ Handler = Callable[[argparse.Namespace], int]
 
 def build_parser() -> argparse.ArgumentParser:
     from nesyworld.experiments import (
+        cli_continual,
         cli_experiment,
+        cli_lifelong,
+        cli_matrix,
+        cli_multiagent,
         cli_novelty,
         cli_run,
         cli_studio,
@@ -32,7 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     cli_symbolic.add_commands(sub)
     cli_novelty.add_commands(sub)
     cli_experiment.add_commands(sub)
+    cli_continual.add_commands(sub)
     cli_studio.add_commands(sub)
+    cli_matrix.add_commands(sub)
+    cli_lifelong.add_commands(sub)
+    cli_multiagent.add_commands(sub)
     return parser
 
 

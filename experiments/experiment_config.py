@@ -86,9 +86,16 @@ class ExperimentConfig:
                    data.get("backend", "local"), data.get("source", ""))
 
 
+OTHER_KINDS = ("scenarios", "tasks")
+"""Top-level keys of the configs beside ours that other commands run (`nesyworld matrix`,
+`nesyworld continual`): those files are not protocol experiments."""
+
+
 def shipped_configs() -> dict[str, Path]:
-    """Shipped experiment configs by name."""
-    return {p.stem: p for p in sorted(CONFIGS_DIR.glob("*.yaml"))}
+    """Shipped experiment configs by name (not the matrix and continual configs beside them)."""
+    return {p.stem: p for p in sorted(CONFIGS_DIR.glob("*.yaml"))
+            if not any(f"\n{key}:" in "\n" + p.read_text(encoding="utf-8")
+                       for key in OTHER_KINDS)}
 
 
 def find_config(name: str) -> Path | None:

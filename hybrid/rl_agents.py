@@ -291,6 +291,10 @@ class RLAgent:
         config: ObservationConfig = inner.config  # type: ignore[attr-defined]
         if not self.config.vector or self.train_env is not None or config.kind != "lidar":
             return None
+        spec = inner.world.spec  # type: ignore[attr-defined]
+        noise = config.noise if config.noise is not None else spec.observation_noise
+        if noise > 0:  # the batched LiDAR is exact: noisy training needs NesyGridEnv copies
+            return None
         if self.shaping is not None and self.kb is None:
             self.kb = KnowledgeBase.from_world(inner.world)  # type: ignore[attr-defined]
         return VectorTrainingEnvFactory(inner.world.spec, config,  # type: ignore[attr-defined]

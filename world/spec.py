@@ -42,6 +42,7 @@ class ScheduledSpawn:
 
     spawn: str
     after: int
+    regrow: str = ""  # lifelong regrowth: "same" (waits for its cell) or "random" (free cell)
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,7 @@ class MapSpec:
     ascii: tuple[str, ...] | None = None
     legend: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     surround: tuple[SurroundSpec, ...] = ()
+    generate: Any = None  # generation.GenerateSpec: a map drawn per episode (map.generate)
 
     def room(self, name: str) -> RoomSpec:
         for room in self.rooms:
@@ -199,6 +201,10 @@ class WorldSpec:
     description: str = ""
     source: str = "<string>"
     novelties: tuple[str, ...] = ()  # novelty files applied to `source`, in order
+    lifelong: Any = None  # spec_lifelong.LifelongSpec: a world that never resets, if any
+    observation_noise: float = 0.0  # the `observation:` section's noise (spec_observation.py)
+    multiagent: Any = None  # spec_teams.MultiAgentSpec: the `multiagent:` section, if any
+    scent: Any = None  # spec_scent.ScentSpec: scent decay, diffusion and vectors, if any
 
     @property
     def concrete_types(self) -> tuple[str, ...]:

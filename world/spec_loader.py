@@ -33,6 +33,7 @@ from nesyworld.world.spec import (
     WorldSpec,
     frozen_counts,
 )
+from nesyworld.world.spec_scent import parse_scent as _parse_scent
 from nesyworld.world.yaml_source import (
     KeyPath,
     SourceMap,
@@ -57,11 +58,16 @@ TOP_KEYS = {
     "goal": "inventory counts that end the episode successfully",
     "max_steps": "episode length limit",
     "reward": "the Gymnasium env's reward scheme",
+    "scent": "how scent spreads: {decay, diffusion, dims} (spec_scent.py)",
+    "lifelong": "a world that never resets: regrowth and a reward schedule (spec_lifelong.py)",
+    "observation": "how the world is perceived: {noise: 0..1} (spec_observation.py)",
+    "multiagent": "learning agents' cooperative or competitive goal (spec_teams.py)",
 }
 ENTITY_KEYS = {
     "parents", "abstract", "class", "blocks_movement", "breakable", "break_tool", "drops",
     "leaves", "on_break", "placeable", "grows_into", "collect", "use", "properties",
     "disabled_when", "glyph", "color", "params",
+    "scent",  # a vector the type gives off (spec_scent.py)
 }
 RULE_KEYS = {"holding", "when", "sets", "consumes", "gives", "removes", "becomes"}
 AGENT_KEYS = {
@@ -221,6 +227,9 @@ def resolve_source(source: str | Path, find: Any, kind: str, listing: str) -> Pa
 
 def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
     from nesyworld.world import builtins  # noqa: F401  (fills the registries)
+    from nesyworld.world import spec_lifelong as _spec_lifelong
+    from nesyworld.world import spec_observation as _spec_observation
+    from nesyworld.world import spec_teams as _spec_teams
     from nesyworld.world.registry import ACTIONS, CONTROLLERS, ENTITIES
 
     rd = _Reader(smap)
@@ -340,6 +349,7 @@ def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
         raw = rd.mapping(top["reward"], ("reward",), {"goal", "step", "give_up"})
         reward = RewardSpec(**{k: rd.number(v, ("reward", k)) for k, v in raw.items()})
 
+    lifelong = _spec_lifelong.parse(rd, top.get("lifelong"), entity_types)
     spec = WorldSpec(
         name=rd.string(top.get("name", Path(smap.file).stem), ("name",)),
         entity_types=MappingProxyType(entity_types),
@@ -353,8 +363,13 @@ def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
         main_agent=main_agent,
         max_steps=rd.integer(top.get("max_steps", 400), ("max_steps",), minimum=1),
         reward=reward,
+        observation_noise=_spec_observation.parse_observation(rd, top.get("observation")).noise,
+        multiagent=_spec_teams.parse_multiagent(rd, top.get("multiagent"), raw_types, agents,
+                                                goal),
         description=str(top.get("description", "")),
+        scent=_parse_scent(rd, top.get("scent"), raw_types),
         source=smap.file,
+        lifelong=lifelong,
     )
     _check_goal_reachable(rd, spec)
     return spec
@@ -470,7 +485,10 @@ def _in_map(size: tuple[int, int], cell: tuple[int, int]) -> bool:
 
 def _map(rd: _Reader, raw: Any, types: Mapping[str, Any]) -> MapSpec:
     raw = rd.mapping(raw, ("map",), {"size", "border", "rooms", "walls", "doors", "objects",
-                                     "ascii", "legend", "surround"})
+                                     "ascii", "legend", "surround", "generate"})
+    if raw.get("generate") is not None:  # a procedural level (spec_generation.py)
+        from nesyworld.world.spec_generation import generated_map
+        return generated_map(rd, raw, types)
     legend: dict[str, str] = {}
     ascii_rows: tuple[str, ...] | None = None
     if "ascii" in raw:

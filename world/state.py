@@ -22,6 +22,9 @@ class Scheduled:
     cell: tuple[int, int]
     type_id: int
     expect: int
+    # lifelong regrowth ("same": waits while the cell is taken; "random": a random free
+    # cell), or "" for an ordinary spawn, dropped when the cell no longer holds `expect`
+    regrow: str = ""
 
 
 @dataclass
@@ -71,7 +74,9 @@ class WorldState:
             "inventory": self.inventory.tolist(),
             "selected": self.selected.tolist(),
             "props": [[list(k), v] for k, v in self.props.items()],
-            "schedule": [[s.due, list(s.cell), s.type_id, s.expect] for s in self.schedule],
+            # a fifth entry only for `regrow`, so files of episodic worlds are unchanged
+            "schedule": [[s.due, list(s.cell), s.type_id, s.expect, *([s.regrow] * bool(
+                s.regrow))] for s in self.schedule],
             "step": self.step,
             "gave_up": self.gave_up,
             "static_version": self.static_version,
@@ -88,8 +93,9 @@ class WorldState:
             inventory=np.array(d["inventory"], dtype=np.int32),
             selected=np.array(d["selected"], dtype=np.int16),
             props={(int(k[0]), int(k[1])): dict(v) for k, v in d["props"]},
-            schedule=[Scheduled(int(a), (int(b[0]), int(b[1])), int(c), int(e))
-                      for a, b, c, e in d["schedule"]],
+            schedule=[Scheduled(int(a), (int(b[0]), int(b[1])), int(c), int(e),
+                                str(rest[0]) if rest else "")
+                      for a, b, c, e, *rest in d["schedule"]],
             step=int(d["step"]),
             gave_up=bool(d["gave_up"]),
             static_version=int(d["static_version"]),
@@ -105,8 +111,8 @@ class WorldState:
             and np.array_equal(self.inventory, other.inventory)
             and np.array_equal(self.selected, other.selected)
             and self.props == other.props
-            and [(s.due, s.cell, s.type_id, s.expect) for s in self.schedule]
-            == [(s.due, s.cell, s.type_id, s.expect) for s in other.schedule]
+            and [(s.due, s.cell, s.type_id, s.expect, s.regrow) for s in self.schedule]
+            == [(s.due, s.cell, s.type_id, s.expect, s.regrow) for s in other.schedule]
             and self.step == other.step
             and self.gave_up == other.gave_up
             and self.key == other.key

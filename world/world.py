@@ -22,6 +22,7 @@ from nesyworld.world.kernels.keys import episode_key, stream_of
 from nesyworld.world.kernels.layout import LayoutPlan
 from nesyworld.world.layout import build_layout
 from nesyworld.world.registry import ACTIONS, CONTROLLERS
+from nesyworld.world.regrowth import regrow
 from nesyworld.world.spec import WorldSpec
 from nesyworld.world.spec_loader import load_spec
 from nesyworld.world.state import DIRECTIONS, Scheduled, WorldState
@@ -250,7 +251,9 @@ class World:
             if due:
                 st.schedule = [s for s in st.schedule if s.due > st.step]
                 for s in due:
-                    if st.grid[s.cell] == s.expect:
+                    if s.regrow:
+                        regrow(self, s)
+                    elif st.grid[s.cell] == s.expect:
                         self.set_cell(s.cell, s.type_id)
 
     def action_mask(self, agent: int | None = None) -> np.ndarray:
@@ -368,7 +371,7 @@ class World:
         st.grid[cell] = type_id
         st.props.pop(cell, None)
         if st.schedule:  # what was due for the old content of the cell no longer applies
-            st.schedule = [s for s in st.schedule if s.cell != cell]
+            st.schedule = [s for s in st.schedule if s.cell != cell or s.regrow]
         defaults = self.spec.entity_types[self.types.names[type_id]].properties
         if defaults:
             st.props[cell] = dict(defaults)
@@ -378,8 +381,10 @@ class World:
         if grows is not None:
             self.schedule(grows.after, cell, self.types.id(grows.spawn), expect=type_id)
 
-    def schedule(self, after: int, cell: tuple[int, int], type_id: int, expect: int) -> None:
-        self.state.schedule.append(Scheduled(self.state.step + after, cell, type_id, expect))
+    def schedule(self, after: int, cell: tuple[int, int], type_id: int, expect: int,
+                 regrow: str = "") -> None:
+        self.state.schedule.append(Scheduled(self.state.step + after, cell, type_id, expect,
+                                             regrow))
 
     def move_agent(self, agent: int, cell: tuple[int, int]) -> None:
         st = self.state
@@ -431,7 +436,7 @@ class World:
         state = WorldState(
             grid, st.pos.copy(), st.facing.copy(), remap[st.under], inventory,
             remap[st.selected], props,
-            [type(s)(s.due, s.cell, int(remap[s.type_id]), int(remap[s.expect]))
+            [type(s)(s.due, s.cell, int(remap[s.type_id]), int(remap[s.expect]), s.regrow)
              for s in st.schedule],
             st.step, st.gave_up, st.static_version + 1, st.key,
         )

@@ -114,7 +114,7 @@ class Break(Action):
         world.state.inventory[agent] += self.drops[tid]
         if et.on_break is not None:
             world.schedule(et.on_break.after, cell, world.types.id(et.on_break.spawn),  # type: ignore[arg-type]
-                           expect=leaves)
+                           expect=leaves, regrow=et.on_break.regrow)
         return self.cost
 
     def operators(self) -> list[OperatorSchema]:

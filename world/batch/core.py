@@ -16,6 +16,7 @@ import numpy as np
 
 from nesyworld.world.batch.advance import StepBuffers, advance_worlds
 from nesyworld.world.batch.dynamics import step_worlds
+from nesyworld.world.batch.lifelong import LifelongStep
 from nesyworld.world.batch.masks import mask_worlds
 from nesyworld.world.batch.observe import beam_arrays, lidar_worlds
 from nesyworld.world.batch.state import BatchState, reset_worlds
@@ -122,6 +123,7 @@ class BatchWorld:
         """`advance` for the "worlds" engine, part by part."""
         restart = out.restart.copy()
         stepped = np.flatnonzero(~restart)
+        lifelong = LifelongStep(self) if self.spec.lifelong is not None else None
         costs = np.full(self.num_envs, np.nan)
         costs[stepped] = self.step(stepped, actions[stepped])
         if restart.any():
@@ -132,6 +134,8 @@ class BatchWorld:
         out.reward[:] = reward.step + reward.goal * out.success + reward.give_up * gave_up
         out.terminated[:] = out.success | gave_up
         out.truncated[:] = ~out.terminated & (step >= self.spec.max_steps)
+        if lifelong is not None:  # schedule rewards; only giving up ends a lifelong world
+            lifelong.finish(out, gave_up)
         out.ok[:] = ~np.isnan(costs)
         out.cost[:] = np.where(out.ok, costs, 0.0)
         out.reward[restart], out.terminated[restart], out.truncated[restart] = 0.0, False, False

@@ -84,6 +84,12 @@ class CoreTables:
 def compile_world(world: World) -> CoreTables:
     """The tables of `world`'s spec, or NotCompilable with what stands in the way."""
     spec, types = world.spec, world.types
+    if world.layout_plan.generated is not None:
+        raise NotCompilable("the map is generated per episode (map.generate), and the layout "
+                            "kernel lays out one fixed set of rooms")
+    if spec.lifelong is not None:
+        raise NotCompilable("the spec is lifelong: its regrowth (waiting for a cell, or a "
+                            "random free one), schedule rewards and endless run have no kernel")
     t = len(types)
     props = _properties(world)
     bit = {name: 1 << k for k, name in enumerate(props)}

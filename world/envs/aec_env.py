@@ -21,6 +21,7 @@ from nesyworld.world.envs.observations import (
     agent_poses,
     palette,
 )
+from nesyworld.world.envs.team_rewards import TeamRewards
 from nesyworld.world.observations import render_ascii, render_rgb
 from nesyworld.world.spec import WorldSpec
 from nesyworld.world.world import World
@@ -35,7 +36,11 @@ class NesyGridAEC(AECEnv[str, Any, int | None]):
 
     Rewards: only the main agent is rewarded, once per round after the last agent acts, as in
     the Gymnasium env (``reward.step``, plus ``reward.goal`` when the goal is reached, plus
-    ``reward.give_up`` when some agent gave up); NPCs get 0.
+    ``reward.give_up`` when some agent gave up); NPCs get 0. A spec with a ``multiagent:``
+    section rewards its learners instead (`TeamRewards`): cooperative learners share the
+    team reward when their pooled inventory meets the team goal; in a competitive race the
+    first learner to hold the goal wins and every other learner loses. Either ends the
+    episode for all; infos then carry ``success`` and ``winner``.
 
     Termination: every agent terminates when the main agent's goal is reached or some agent
     gave up; every agent is truncated after ``spec.max_steps`` rounds.
@@ -88,6 +93,10 @@ class NesyGridAEC(AECEnv[str, Any, int | None]):
         reward = w.spec.reward
         self._r_step, self._r_goal, self._r_give_up = reward.step, reward.goal, reward.give_up
         self._max_steps = w.spec.max_steps
+        team = w.spec.multiagent
+        self.team = TeamRewards(w, team) if team is not None else None
+        self.learners: tuple[str, ...] = (
+            self.team.learners if self.team is not None else (self.main_agent,))
         self._agent_selector = AgentSelector(self.possible_agents)
         self._skip_agent_selection: str | None = None
 
@@ -103,6 +112,9 @@ class NesyGridAEC(AECEnv[str, Any, int | None]):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A seed re-seeds the world; None continues its random stream."""
         self.world.reset(seed)
+        if seed is not None:  # observation noise (if any): one seeded stream per agent
+            for k, builder in enumerate(self._builders.values()):
+                builder.noise_rng = np.random.default_rng([seed, k])
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -143,6 +155,9 @@ class NesyGridAEC(AECEnv[str, Any, int | None]):
         w = self.world
         w.end_round()
         st = w.state
+        if self.team is not None:
+            self._end_team_round()
+            return
         success = w.goal_reached()
         reward = self._r_step + (self._r_goal if success else 0.0)
         if st.gave_up:
@@ -156,6 +171,18 @@ class NesyGridAEC(AECEnv[str, Any, int | None]):
             self.truncations = {a: True for a in self.agents}
         for a in self.agents:
             self.infos[a]["success"] = success
+
+    def _end_team_round(self) -> None:
+        assert self.team is not None
+        result = self.team.score(self.world)
+        self.rewards = {a: result.rewards.get(a, 0.0) for a in self.agents}
+        if result.done:
+            self.terminations = {a: True for a in self.agents}
+        elif self.world.state.step >= self._max_steps:
+            self.truncations = {a: True for a in self.agents}
+        for a in self.agents:
+            self.infos[a]["success"] = result.success
+            self.infos[a]["winner"] = result.winner
 
     def _offer_mask(self, agent: str) -> None:
         if self.terminations[agent] or self.truncations[agent]:

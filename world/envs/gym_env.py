@@ -10,6 +10,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.core import ObsType
 
+from nesyworld.world.envs.lifelong_rewards import LifelongRewards
 from nesyworld.world.envs.observations import (
     ObservationBuilder,
     ObservationConfig,
@@ -54,6 +55,14 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
     ``action`` (the name taken, "" on reset), ``ok``, ``reason`` (why it was refused, ""
     otherwise), ``cost`` (the action's own cost, e.g. an approach's path length), ``step`` and
     ``success`` (the goal is reached).
+
+    Lifelong specs (a ``lifelong:`` section, after Jelly Bean World) never end on the goal and
+    are never truncated: the only termination is giving up, and `reset` is meant to be called
+    once. The reward is ``lifelong.step_reward`` plus, for every item the main agent gained
+    this step, what the reward schedule pays for it in the phase the action was taken in
+    (``spec.reward`` is not used). Info adds ``gained`` (item -> count), ``phase`` (the
+    schedules' current phase names joined with '+', which pay the next action) and
+    ``phase_index`` (one index per schedule); `reset` reports the phase too.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
@@ -88,16 +97,19 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
         self._n_actions = len(self.action_names)
         self.action_space = spaces.Discrete(self._n_actions)
         self._obs = ObservationBuilder(w, w.main, self.config)
+        self._obs.noise_rng = self.np_random  # observation noise draws from the env's seed
         self.observation_space = self._obs.space
         reward = w.spec.reward
         self._r_step, self._r_goal, self._r_give_up = reward.step, reward.goal, reward.give_up
         self._max_steps = w.spec.max_steps
+        self._lifelong = LifelongRewards(w) if w.spec.lifelong is not None else None
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[ObsType, dict[str, Any]]:
         """A seed re-seeds the world; None continues its random stream (new layouts)."""
         super().reset(seed=seed)
+        self._obs.noise_rng = self.np_random  # reseeded by a seed: the same noise again
         w = self.world
         w.reset(seed)
         info = {
@@ -109,12 +121,16 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
             "step": w.state.step,
             "success": w.goal_reached(self._main),
         }
+        if self._lifelong is not None:
+            info.update(self._lifelong.phase_info(w.state.step))
         return self._obs.build(), info
 
     def step(self, action: np.int64) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
         a = int(action)
         if not 0 <= a < self._n_actions:
             raise ValueError(f"action {action!r} is outside Discrete({self._n_actions})")
+        if self._lifelong is not None:
+            return self._lifelong.step(self, a)
         w, main = self.world, self._main
         out = w.step(a)
         st = w.state

@@ -18,6 +18,7 @@ import numpy as np
 from gymnasium import spaces
 
 from nesyworld.world.batch.observe import beam_arrays, lidar_world
+from nesyworld.world.envs.observation_noise import install_noise
 from nesyworld.world.kernels.jit import HAVE_NUMBA
 from nesyworld.world.observations import (
     FACING_ARROWS,
@@ -29,11 +30,12 @@ from nesyworld.world.observations import (
     render_rgb,
 )
 from nesyworld.world.observations.lidar import LidarReader
+from nesyworld.world.observations.scent import scent_observation
 
 if TYPE_CHECKING:
     from nesyworld.world.world import World
 
-KINDS = ("lidar", "local_view", "facts", "ascii", "rgb", "dict")
+KINDS = ("lidar", "local_view", "facts", "ascii", "rgb", "dict", "scent")
 
 # Inventory counts are clipped here. 64 covers everything the shipped tasks can hold (the
 # most is 48 sticks from 6 logs in pogostick) and is a Minecraft stack, so policies trained
@@ -47,7 +49,8 @@ class ObservationConfig:
 
     kind: "lidar" (paper C.1, a flat float32 Box), "local_view" (paper C.2, a Dict),
     "facts" (symbolic facts as Text), "ascii" (the map as Text), "rgb" (an image Box) or
-    "dict" (a Dict with one entry per kind in `dict_kinds`).
+    "dict" (a Dict with one entry per kind in `dict_kinds`), or "scent" (the spec's scent
+    vector at the agent's cell, a float32 Box: world/observations/scent.py).
     """
 
     kind: str = "lidar"
@@ -57,6 +60,9 @@ class ObservationConfig:
     inventory_cap: int = DEFAULT_INVENTORY_CAP
     rgb_tile: int = 8
     dict_kinds: tuple[str, ...] = ("lidar", "local_view")
+    noise: float | None = None
+    """Probability that each LiDAR reading / fact is corrupted (envs/observation_noise.py);
+    None: the spec's `observation: {noise}` (0 unless set)."""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -74,6 +80,9 @@ class ObservationConfig:
         bad = [k for k in self.dict_kinds if k not in KINDS or k == "dict"]
         if bad or not self.dict_kinds:
             raise ValueError(f"dict_kinds must name kinds other than 'dict', got {self.dict_kinds}")
+        if self.noise is not None and (isinstance(self.noise, bool)
+                                       or not 0.0 <= self.noise <= 1.0):
+            raise ValueError(f"noise must be a number between 0 and 1 or None, got {self.noise}")
 
     @classmethod
     def coerce(cls, value: ObservationConfig | str | dict[str, Any] | None) -> ObservationConfig:
@@ -120,6 +129,7 @@ class ObservationBuilder:
             "facts": self._facts,
             "ascii": self._ascii,
             "rgb": self._rgb,
+            "scent": lambda: scent_observation(self.world, self.agent),
         }
         if self.config.kind == "dict":
             parts = {k: makers[k]() for k in self.config.dict_kinds}
@@ -128,6 +138,9 @@ class ObservationBuilder:
             self.build: Callable[[], Any] = lambda: {k: f() for k, f in fns}
         else:
             self.space, self.build = makers[self.config.kind]()
+        # The env replaces this with its seeded np_random at every reset.
+        self.noise_rng: np.random.Generator = np.random.default_rng()
+        install_noise(self)  # a no-op at noise 0: exact observations are untouched
 
     # ------------------------------------------------------------------ shared pieces
     def _inventory_space(self, dtype: type) -> spaces.Box:

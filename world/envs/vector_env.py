@@ -58,6 +58,13 @@ class NesyVectorEnv(VectorEnv):  # type: ignore[type-arg]
         self.batch = BatchWorld(spec, num_envs, engine=engine)
         self.num_envs, self.copy = num_envs, copy
         template = self.batch.template
+        noise = self.config.noise if self.config.noise is not None else \
+            template.spec.observation_noise
+        if noise > 0:  # the compiled LiDAR is exact: refuse rather than silently drop noise
+            raise ValueError(f"NesyVectorEnv makes exact LiDAR observations, but observation "
+                             f"noise {noise} was asked for (by the observation config or the "
+                             "spec's observation: section); use gymnasium.vector."
+                             "SyncVectorEnv over NesyGridEnv for noisy observations")
         self.action_names = self.batch.action_names
         self.single_action_space = spaces.Discrete(len(self.action_names))
         self.action_space = batch_space(self.single_action_space, num_envs)

@@ -48,6 +48,9 @@ class LayoutPlan:
     regions: int  # walkable regions of `base`
     neighbours: np.ndarray  # int64 (H*W, 4): `neighbour_table`
     names: tuple[tuple[str, ...], tuple[str, ...]]  # placement types and agent names, for errors
+    # (spec, types, agent names) when the map is drawn per episode (`map.generate`): the
+    # arrays above are then only a template, and `build_into` lays out `realized_plan`
+    generated: tuple | None = None  # type: ignore[type-arg]
 
     @classmethod
     def of(cls, spec: WorldSpec, types: TypeCatalog, agent_names: tuple[str, ...]) -> LayoutPlan:
@@ -84,6 +87,7 @@ class LayoutPlan:
             regions=_count_regions(passable[base.ravel()], nbrs) if randomised else 0,
             neighbours=nbrs,
             names=(tuple(p.type for p in placements), tuple(agent_names)),
+            generated=(spec, types, tuple(agent_names)) if m.generate is not None else None,
         )
 
     def kernel_args(self) -> tuple:  # type: ignore[type-arg]
@@ -96,6 +100,10 @@ class LayoutPlan:
     def build_into(self, key: int, grid: np.ndarray, pos: np.ndarray, under: np.ndarray,
                    facing: np.ndarray, spec_name: str = "") -> None:
         """Fill a flat grid and the agents' arrays for an episode key, or raise SpecError."""
+        if self.generated is not None:
+            from nesyworld.world.generation import realized_plan
+            realized_plan(self, key).build_into(key, grid, pos, under, facing, spec_name)
+            return
         status, which = _layout(*self.kernel_args(), key, self.shape[0], self.shape[1],
                                 MAX_LAYOUT_TRIES, grid, pos, under, facing)
         if status != OK:
