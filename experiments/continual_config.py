@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nesyworld.experiments.experiment_config import read_seeds
 from nesyworld.world.errors import SpecError
 from nesyworld.world.spec_loader import _Reader as Reader
 from nesyworld.world.spec_loader import resolve_source
@@ -131,7 +132,7 @@ def build_continual(data: Any, smap: SourceMap, *, default_name: str = "continua
         raise rd.fail(("agent",), f"unknown agent '{agent}'", found=agent,
                       expected="one of " + ", ".join(AGENTS))
     episodes = rd.integer(top.get("eval_episodes", 10), ("eval_episodes",), minimum=1)
-    config = ContinualConfig(name, tasks, agent, episodes, _seeds(rd, top.get("seeds", 1)),
+    config = ContinualConfig(name, tasks, agent, episodes, read_seeds(rd, top.get("seeds", 1)),
                              _train(rd, top.get("train")), smap.file)
     _check_spaces(rd, config)
     return config
@@ -171,20 +172,6 @@ def _spec(rd: Reader, value: Any, path: KeyPath, base: Path) -> str:
             return str(candidate.resolve())
     raise rd.fail(path, f"unknown task '{name}'", found=name,
                   expected="a shipped spec (" + ", ".join(shipped_specs()) + ") or a spec file")
-
-
-def _seeds(rd: Reader, value: Any) -> tuple[int, ...]:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return tuple(range(rd.integer(value, ("seeds",), minimum=1)))
-    if not isinstance(value, list) or not value:
-        raise rd.fail(("seeds",), "wrong type", found=value,
-                      expected="a seed count (seeds 0..n-1) or a non-empty list of seeds")
-    seeds = tuple(rd.integer(s, ("seeds", i)) for i, s in enumerate(value))
-    for i, s in enumerate(seeds):
-        if s in seeds[:i]:
-            raise rd.fail(("seeds", i), f"seed {s} listed twice", found=s,
-                          expected="distinct seeds")
-    return seeds
 
 
 def _train(rd: Reader, value: Any) -> TrainSettings:

@@ -140,7 +140,7 @@ def build_experiment(data: Any, smap: SourceMap, *, default_name: str = "experim
     if backend not in BACKENDS:
         raise rd.fail(("backend",), f"unknown backend '{backend}'", found=backend,
                       expected="one of " + ", ".join(BACKENDS))
-    return ExperimentConfig(name, domain, agents, novelties, _seeds(rd, top["seeds"]),
+    return ExperimentConfig(name, domain, agents, novelties, read_seeds(rd, top["seeds"]),
                             _protocol(rd, top.get("protocol")), workers, backend, smap.file)
 
 
@@ -159,7 +159,7 @@ def _names(rd: Reader, value: Any, path: KeyPath, what: str) -> tuple[str, ...]:
     return names
 
 
-def _seeds(rd: Reader, value: Any) -> tuple[int, ...]:
+def read_seeds(rd: Reader, value: Any) -> tuple[int, ...]:
     if isinstance(value, int) and not isinstance(value, bool):
         return tuple(range(rd.integer(value, ("seeds",), minimum=1)))
     if not isinstance(value, list) or not value:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nesyworld.experiments.experiment_config import _file, _names, _novelty, _seeds
+from nesyworld.experiments.experiment_config import _file, _names, _novelty, read_seeds
 from nesyworld.world.spec_loader import _Reader as Reader
 from nesyworld.world.spec_loader import resolve_source
 from nesyworld.world.spec_observation import parse_observation
@@ -130,7 +130,7 @@ def build_matrix(data: Any, smap: SourceMap, *, default_name: str = "matrix",
                       expected="one of " + ", ".join(MODES))
     episodes = rd.integer(top.get("episodes", 3), ("episodes",), minimum=1)
     noise = parse_observation(rd, top.get("observation")).noise
-    return MatrixConfig(name, scenarios, novelties, agents, _seeds(rd, top["seeds"]),
+    return MatrixConfig(name, scenarios, novelties, agents, read_seeds(rd, top["seeds"]),
                         episodes, mode, noise, smap.file)
 
 

@@ -9,7 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the optional sections' own modules import this one
+    from nesyworld.world.generation import GenerateSpec
+    from nesyworld.world.spec_lifelong import LifelongSpec
+    from nesyworld.world.spec_scent import ScentSpec
+    from nesyworld.world.spec_teams import MultiAgentSpec
 
 Counts = Mapping[str, int]
 
@@ -148,7 +154,7 @@ class MapSpec:
     ascii: tuple[str, ...] | None = None
     legend: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     surround: tuple[SurroundSpec, ...] = ()
-    generate: Any = None  # generation.GenerateSpec: a map drawn per episode (map.generate)
+    generate: GenerateSpec | None = None  # a map drawn per episode (map.generate)
 
     def room(self, name: str) -> RoomSpec:
         for room in self.rooms:
@@ -201,10 +207,10 @@ class WorldSpec:
     description: str = ""
     source: str = "<string>"
     novelties: tuple[str, ...] = ()  # novelty files applied to `source`, in order
-    lifelong: Any = None  # spec_lifelong.LifelongSpec: a world that never resets, if any
+    lifelong: LifelongSpec | None = None  # a world that never resets, if any
     observation_noise: float = 0.0  # the `observation:` section's noise (spec_observation.py)
-    multiagent: Any = None  # spec_teams.MultiAgentSpec: the `multiagent:` section, if any
-    scent: Any = None  # spec_scent.ScentSpec: scent decay, diffusion and vectors, if any
+    multiagent: MultiAgentSpec | None = None  # the `multiagent:` section, if any
+    scent: ScentSpec | None = None  # scent decay, diffusion and vectors, if any
 
     @property
     def concrete_types(self) -> tuple[str, ...]:

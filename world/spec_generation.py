@@ -19,7 +19,7 @@ from nesyworld.world.generation import (
     generate,
     interior,
 )
-from nesyworld.world.spec import MapSpec, PlacementSpec, RoomSpec, SurroundSpec, frozen_counts
+from nesyworld.world.spec import MapSpec, PlacementSpec, RoomSpec, frozen_counts
 
 if TYPE_CHECKING:
     from nesyworld.world.spec_loader import _Reader
@@ -32,6 +32,8 @@ OWNED = ("size", "rooms", "walls", "doors", "ascii", "legend")
 
 
 def generated_map(rd: _Reader, raw: dict[str, Any], types: Mapping[str, Any]) -> MapSpec:
+    from nesyworld.world.spec_loader import parse_surround  # the loader imports this module
+
     """The load-time map of a generated level: its size, border, one `main` room over the
     interior, and `min_counts` as placements (so the goal check sees what is guaranteed)."""
     for key in OWNED:
@@ -90,7 +92,7 @@ def generated_map(rd: _Reader, raw: dict[str, Any], types: Mapping[str, Any]) ->
     guaranteed = tuple(PlacementSpec(t, n) for t, n in min_counts.items())
     return MapSpec(size=size, border=border, rooms=(RoomSpec("main", (r0, c0), (r1, c1)),),
                    objects=guaranteed + extra,
-                   surround=_surround(rd, raw.get("surround"), types), generate=gen)
+                   surround=parse_surround(rd, raw, types), generate=gen)
 
 
 def _extra_objects(rd: _Reader, raw: Any, types: Mapping[str, Any]
@@ -111,19 +113,6 @@ def _extra_objects(rd: _Reader, raw: Any, types: Mapping[str, Any]
                           expected="main (a generated map's rooms are drawn per episode)")
         out.append(PlacementSpec(name, rd.integer(oraw.get("quantity", 1), (*path, "quantity"))))
     return tuple(p for p in out if p.quantity > 0)
-
-
-def _surround(rd: _Reader, raw: Any, types: Mapping[str, Any]) -> tuple[SurroundSpec, ...]:
-    out = []
-    for i, sraw in enumerate(raw or []):
-        path = ("map", "surround", i)
-        sraw = rd.mapping(sraw, path, {"target", "with"})
-        for key in ("target", "with"):
-            if key not in sraw:
-                raise rd.fail(path, f"missing '{key}'", expected="{target: <type>, with: <type>}")
-        out.append(SurroundSpec(rd.type_name(sraw["target"], (*path, "target"), types),
-                                rd.type_name(sraw["with"], (*path, "with"), types)))
-    return tuple(out)
 
 
 def _blocks(raw_type: Any) -> bool:

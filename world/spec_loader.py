@@ -576,18 +576,24 @@ def _map(rd: _Reader, raw: Any, types: Mapping[str, Any]) -> MapSpec:
             raise rd.fail((*path, "room"), f"unknown room '{room}'", found=room,
                           expected="one of " + ", ".join(sorted(room_names)))
         objects.append(PlacementSpec(tname, quantity, None if room is None else str(room), at))
-    surround = []
+    return MapSpec(size=size, border=border, rooms=tuple(rooms), walls=tuple(walls),
+                   doors=tuple(doors), objects=tuple(objects), ascii=ascii_rows,
+                   legend=MappingProxyType(legend), surround=parse_surround(rd, raw, types))
+
+
+def parse_surround(rd: _Reader, raw: Mapping[str, Any], types: Mapping[str, Any]
+                   ) -> tuple[SurroundSpec, ...]:
+    """`map.surround`: shared by drawn and generated maps (spec_generation.py)."""
+    out = []
     for i, sraw in enumerate(raw.get("surround") or []):
         path = ("map", "surround", i)
         sraw = rd.mapping(sraw, path, {"target", "with"})
         for key in ("target", "with"):
             if key not in sraw:
                 raise rd.fail(path, f"missing '{key}'", expected="{target: <type>, with: <type>}")
-        surround.append(SurroundSpec(rd.type_name(sraw["target"], (*path, "target"), types),
-                                     rd.type_name(sraw["with"], (*path, "with"), types)))
-    return MapSpec(size=size, border=border, rooms=tuple(rooms), walls=tuple(walls),
-                   doors=tuple(doors), objects=tuple(objects), ascii=ascii_rows,
-                   legend=MappingProxyType(legend), surround=tuple(surround))
+        out.append(SurroundSpec(rd.type_name(sraw["target"], (*path, "target"), types),
+                                rd.type_name(sraw["with"], (*path, "with"), types)))
+    return tuple(out)
 
 
 def _glyph_error(rd: _Reader, rows: tuple[str, ...], r: int, c: int, glyph: str

@@ -142,16 +142,20 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
             reward += self._r_give_up
         terminated = success or st.gave_up
         truncated = not terminated and st.step >= self._max_steps
-        info = {
-            "action_mask": w.action_mask(main),
+        return self._obs.build(), reward, terminated, truncated, self.step_info(out, success)
+
+    def step_info(self, out: Any, success: bool) -> dict[str, Any]:
+        """The info of a step (see the class docstring); the lifelong step adds to it."""
+        w = self.world
+        return {
+            "action_mask": w.action_mask(self._main),
             "action": out.action,
             "ok": out.ok,
             "reason": out.reason,
             "cost": out.cost,
-            "step": st.step,
+            "step": w.state.step,
             "success": success,
         }
-        return self._obs.build(), reward, terminated, truncated, info
 
     def observe(self) -> ObsType:
         """The observation of the current state (after the world changed under the env)."""

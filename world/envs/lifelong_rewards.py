@@ -40,15 +40,6 @@ class LifelongRewards:
         gained = st.inventory[main] - before
         items = {self.names[i]: int(gained[i]) for i in np.flatnonzero(gained > 0)}
         reward = self.spec.reward(at, items)
-        info = {
-            "action_mask": w.action_mask(main),
-            "action": out.action,
-            "ok": out.ok,
-            "reason": out.reason,
-            "cost": out.cost,
-            "step": st.step,
-            "success": w.goal_reached(main),
-            "gained": items,
-            **self.phase_info(st.step),
-        }
+        info = {**env.step_info(out, w.goal_reached(main)), "gained": items,
+                **self.phase_info(st.step)}
         return env.observe(), reward, bool(st.gave_up), False, info
