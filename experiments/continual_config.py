@@ -26,13 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nesyworld.experiments.experiment_config import read_seeds
+from nesyworld.experiments.experiment_config import load_config, read_seeds, shipped_of_kind
 from nesyworld.world.errors import SpecError
 from nesyworld.world.spec_loader import _Reader as Reader
-from nesyworld.world.spec_loader import resolve_source
-from nesyworld.world.yaml_source import KeyPath, SourceMap, load_yaml_file, load_yaml_text
+from nesyworld.world.yaml_source import KeyPath, SourceMap
 
-CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
 AGENTS: tuple[str, ...] = ("rl", "rl+icm")
 TOP_KEYS = {
     "name": "the sequence's name (default: the file's stem)",
@@ -94,24 +92,13 @@ class ContinualConfig:
 
 def shipped_continual_configs() -> dict[str, Path]:
     """Shipped continual configs by name: those with a `tasks` list."""
-    out = {}
-    for path in sorted(CONFIGS_DIR.glob("*.yaml")):
-        head = path.read_text(encoding="utf-8")
-        if "\ntasks:" in "\n" + head:
-            out[path.stem] = path
-    return out
+    return shipped_of_kind("continual")
 
 
 def load_continual(source: str | Path) -> ContinualConfig:
     """A config from a file path, a shipped config name, or YAML text."""
-    path = resolve_source(source, shipped_continual_configs().get, "continual config",
-                          "the shipped continual configs ("
-                          + ", ".join(shipped_continual_configs()) + ")")
-    if path is not None:
-        data, smap = load_yaml_file(path)
-        return build_continual(data, smap, default_name=path.stem, base=path.parent)
-    data, smap = load_yaml_text(str(source), "<string>")
-    return build_continual(data, smap, default_name="continual", base=Path.cwd())
+    return load_config(source, "continual", "the shipped continual configs", build_continual,
+                       "continual")
 
 
 def build_continual(data: Any, smap: SourceMap, *, default_name: str = "continual",

@@ -19,9 +19,10 @@ file:line:column with what was expected, using the world layer's located YAML re
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from nesyworld.experiments.run_spec import AGENTS, ProtocolConfig, RunSpec
 from nesyworld.world.errors import SpecError
@@ -86,16 +87,41 @@ class ExperimentConfig:
                    data.get("backend", "local"), data.get("source", ""))
 
 
-OTHER_KINDS = ("scenarios", "tasks")
-"""Top-level keys of the configs beside ours that other commands run (`nesyworld matrix`,
-`nesyworld continual`): those files are not protocol experiments."""
+T = TypeVar("T")
+
+CONFIG_KINDS = (("scenarios", "matrix"), ("tasks", "continual"))
+"""The configs beside ours that other commands run, by the top-level key that marks them
+(`nesyworld matrix`, `nesyworld continual`); every other file is a protocol experiment."""
+
+
+def config_kind(path: Path) -> str:
+    """'matrix', 'continual' or 'experiment': which command a config file is for."""
+    text = "\n" + path.read_text(encoding="utf-8")
+    return next((kind for key, kind in CONFIG_KINDS if f"\n{key}:" in text), "experiment")
+
+
+def shipped_of_kind(kind: str) -> dict[str, Path]:
+    """Shipped configs of one kind by name."""
+    return {p.stem: p for p in sorted(CONFIGS_DIR.glob("*.yaml")) if config_kind(p) == kind}
 
 
 def shipped_configs() -> dict[str, Path]:
     """Shipped experiment configs by name (not the matrix and continual configs beside them)."""
-    return {p.stem: p for p in sorted(CONFIGS_DIR.glob("*.yaml"))
-            if not any(f"\n{key}:" in "\n" + p.read_text(encoding="utf-8")
-                       for key in OTHER_KINDS)}
+    return shipped_of_kind("experiment")
+
+
+def load_config(source: str | Path, kind: str, listing: str, build: Callable[..., T],
+                default_name: str) -> T:
+    """A config of `kind` from a file path, a shipped config's name, or YAML text, built by
+    `build(data, smap, default_name=..., base=...)`; relative files resolve from `base`."""
+    shipped = shipped_of_kind(kind)
+    path = resolve_source(source, shipped.get, f"{kind} config",
+                          f"{listing} (" + ", ".join(shipped) + ")")
+    if path is not None:
+        data, smap = load_yaml_file(path)
+        return build(data, smap, default_name=path.stem, base=path.parent)
+    data, smap = load_yaml_text(str(source), "<string>")
+    return build(data, smap, default_name=default_name, base=Path.cwd())
 
 
 def find_config(name: str) -> Path | None:
@@ -104,13 +130,8 @@ def find_config(name: str) -> Path | None:
 
 def load_experiment(source: str | Path) -> ExperimentConfig:
     """A config from a file path, a shipped config name, or YAML text."""
-    path = resolve_source(source, find_config, "experiment config",
-                          "the shipped configs (" + ", ".join(shipped_configs()) + ")")
-    if path is not None:
-        data, smap = load_yaml_file(path)
-        return build_experiment(data, smap, default_name=path.stem, base=path.parent)
-    data, smap = load_yaml_text(str(source), "<string>")
-    return build_experiment(data, smap, default_name="experiment", base=Path.cwd())
+    return load_config(source, "experiment", "the shipped configs", build_experiment,
+                       "experiment")
 
 
 def build_experiment(data: Any, smap: SourceMap, *, default_name: str = "experiment",

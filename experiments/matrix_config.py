@@ -23,13 +23,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nesyworld.experiments.experiment_config import _file, _names, _novelty, read_seeds
+from nesyworld.experiments.experiment_config import (
+    _file,
+    _names,
+    _novelty,
+    load_config,
+    read_seeds,
+    shipped_of_kind,
+)
 from nesyworld.world.spec_loader import _Reader as Reader
-from nesyworld.world.spec_loader import resolve_source
 from nesyworld.world.spec_observation import parse_observation
-from nesyworld.world.yaml_source import SourceMap, load_yaml_file, load_yaml_text
+from nesyworld.world.yaml_source import SourceMap
 
-CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
 MATRIX_AGENTS = ("planning", "random")
 """Agents cheap enough to fill a matrix (each cell is several whole episodes)."""
 MODES = ("macro", "primitive")
@@ -84,19 +89,12 @@ class MatrixConfig:
 
 def shipped_matrices() -> dict[str, Path]:
     """Shipped configs that are matrices (they have `scenarios:`), by name."""
-    return {p.stem: p for p in sorted(CONFIGS_DIR.glob("*.yaml"))
-            if "\nscenarios:" in "\n" + p.read_text(encoding="utf-8")}
+    return shipped_of_kind("matrix")
 
 
 def load_matrix(source: str | Path) -> MatrixConfig:
     """A matrix config from a file path, a shipped config's name, or YAML text."""
-    path = resolve_source(source, shipped_matrices().get, "matrix config",
-                          "the shipped matrices (" + ", ".join(shipped_matrices()) + ")")
-    if path is not None:
-        data, smap = load_yaml_file(path)
-        return build_matrix(data, smap, default_name=path.stem, base=path.parent)
-    data, smap = load_yaml_text(str(source), "<string>")
-    return build_matrix(data, smap, default_name="matrix", base=Path.cwd())
+    return load_config(source, "matrix", "the shipped matrices", build_matrix, "matrix")
 
 
 def build_matrix(data: Any, smap: SourceMap, *, default_name: str = "matrix",
