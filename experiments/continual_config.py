@@ -26,7 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nesyworld.experiments.experiment_config import load_config, read_seeds, shipped_of_kind
+from nesyworld.experiments.experiment_config import (
+    load_config,
+    read_seeds,
+    read_top,
+    shipped_of_kind,
+)
 from nesyworld.world.errors import SpecError
 from nesyworld.world.spec_loader import _Reader as Reader
 from nesyworld.world.yaml_source import KeyPath, SourceMap
@@ -106,12 +111,7 @@ def build_continual(data: Any, smap: SourceMap, *, default_name: str = "continua
     """Validate a loaded document; `base` is where relative spec files are found."""
     rd = Reader(smap)
     base = base or Path.cwd()
-    top = rd.mapping(data, (), TOP_KEYS)
-    if "tasks" not in top:
-        raise rd.fail((), "missing key 'tasks'", expected=TOP_KEYS["tasks"])
-    name = rd.string(top["name"], ("name",)) if "name" in top else default_name
-    if "description" in top:
-        rd.string(top["description"], ("description",))
+    top, name = read_top(rd, data, TOP_KEYS, ("tasks",), default_name)
     budget = rd.integer(top.get("budget", 4000), ("budget",), minimum=0)
     tasks = _tasks(rd, top["tasks"], budget, base)
     agent = rd.string(top.get("agent", "rl"), ("agent",))

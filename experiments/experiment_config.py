@@ -110,6 +110,20 @@ def shipped_configs() -> dict[str, Path]:
     return shipped_of_kind("experiment")
 
 
+def read_top(rd: Reader, data: Any, keys: dict[str, str], required: tuple[str, ...],
+             default_name: str) -> tuple[dict[str, Any], str]:
+    """A config's top level, checked against `keys` and `required`, and its name (the file's
+    stem unless given); the `description`, if any, must be text."""
+    top = rd.mapping(data, (), keys)
+    for key in required:
+        if key not in top:
+            raise rd.fail((), f"missing key '{key}'", expected=keys[key])
+    name = rd.string(top["name"], ("name",)) if "name" in top else default_name
+    if "description" in top:
+        rd.string(top["description"], ("description",))
+    return top, name
+
+
 def load_config(source: str | Path, kind: str, listing: str, build: Callable[..., T],
                 default_name: str) -> T:
     """A config of `kind` from a file path, a shipped config's name, or YAML text, built by
@@ -139,13 +153,7 @@ def build_experiment(data: Any, smap: SourceMap, *, default_name: str = "experim
     """Validate a loaded document; `base` is where relative domain/novelty files are found."""
     rd = Reader(smap)
     base = base or Path.cwd()
-    top = rd.mapping(data, (), TOP_KEYS)
-    for required in REQUIRED:
-        if required not in top:
-            raise rd.fail((), f"missing key '{required}'", expected=TOP_KEYS[required])
-    name = rd.string(top["name"], ("name",)) if "name" in top else default_name
-    if "description" in top:
-        rd.string(top["description"], ("description",))
+    top, name = read_top(rd, data, TOP_KEYS, REQUIRED, default_name)
     domain = _domain(rd, top["domain"], base)
     agents = _names(rd, top["agents"], ("agents",), "agent")
     for i, agent in enumerate(agents):

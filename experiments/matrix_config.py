@@ -29,6 +29,7 @@ from nesyworld.experiments.experiment_config import (
     _novelty,
     load_config,
     read_seeds,
+    read_top,
     shipped_of_kind,
 )
 from nesyworld.world.spec_loader import _Reader as Reader
@@ -102,13 +103,7 @@ def build_matrix(data: Any, smap: SourceMap, *, default_name: str = "matrix",
     """Validate a loaded document; `base` is where relative spec/novelty files are found."""
     rd = Reader(smap)
     base = base or Path.cwd()
-    top = rd.mapping(data, (), TOP_KEYS)
-    for required in REQUIRED:
-        if required not in top:
-            raise rd.fail((), f"missing key '{required}'", expected=TOP_KEYS[required])
-    name = rd.string(top["name"], ("name",)) if "name" in top else default_name
-    if "description" in top:
-        rd.string(top["description"], ("description",))
+    top, name = read_top(rd, data, TOP_KEYS, tuple(REQUIRED), default_name)
     scenarios = tuple(_scenario(rd, s, ("scenarios", i), base) for i, s in
                       enumerate(_names(rd, top["scenarios"], ("scenarios",), "scenario")))
     novelties = _names(rd, top["novelties"], ("novelties",), "novelty")
