@@ -12,8 +12,8 @@ import gymnasium as gym
 import numpy as np
 import torch
 
-from nesyworld.learning.masking import flatten_observation
-from nesyworld.learning.networks import MaskedActor
+from nesyworld.learning.algorithms.masking import flatten_observation
+from nesyworld.learning.algorithms.networks import MaskedActor
 
 __all__ = ["Policy"]
 

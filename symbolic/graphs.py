@@ -14,7 +14,7 @@ from typing import Any
 
 import networkx as nx
 
-from nesyworld.symbolic.derive import Derivation, derive
+from nesyworld.symbolic.derivation.derive import Derivation, derive
 from nesyworld.world import World, WorldSpec, load_spec
 
 PROCESS_KINDS = ("recipe", "trade", "break", "collect", "use")

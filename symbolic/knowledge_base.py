@@ -14,11 +14,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from nesyworld.symbolic.abstraction import SymbolicState
-from nesyworld.symbolic.derive import Derivation, derive
-from nesyworld.symbolic.pddl_writer import write_pddl
-from nesyworld.symbolic.schema_io import schema_from_dict, schema_to_dict
-from nesyworld.world.semantics import OperatorSchema
+from nesyworld.symbolic.derivation.abstraction import SymbolicState
+from nesyworld.symbolic.derivation.derive import Derivation, derive
+from nesyworld.symbolic.derivation.schema_io import schema_from_dict, schema_to_dict
+from nesyworld.symbolic.pddl.writer import write_pddl
+from nesyworld.world.actions.schema import OperatorSchema
 
 Origin = Literal["derived", "edited", "learned"]
 Status = Literal["active", "demoted"]
@@ -99,8 +99,8 @@ class KnowledgeBase:
         is "edited". Each runs the env action of the derived operator of the same name, or an
         env action of its own name.
         """
-        from nesyworld.symbolic.pddl_reader import read_pddl
-        from nesyworld.symbolic.schema_io import schema_from_action
+        from nesyworld.symbolic.derivation.schema_io import schema_from_action
+        from nesyworld.symbolic.pddl.reader import read_pddl
 
         problem = read_pddl(domain_text, None, domain_file=file)
         derived = {op.name: op for op in base.operators}

@@ -71,7 +71,7 @@ class Registry(Generic[T]):
 
 
 # The three registries. Their contents are filled by the modules that define the built-ins
-# (nesyworld.world.actions, nesyworld.world.entities, nesyworld.world.controllers).
+# (nesyworld.world.actions, nesyworld.world.entities.classes, nesyworld.world.entities.controllers).
 ACTIONS: Registry = Registry("action class", "nesyworld.actions")
 ENTITIES: Registry = Registry("entity class", "nesyworld.entities")
 CONTROLLERS: Registry = Registry("controller", "nesyworld.controllers")

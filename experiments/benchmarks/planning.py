@@ -31,10 +31,10 @@ from unified_planning.io import PDDLWriter
 from unified_planning.model import Fluent, InstantaneousAction, Problem
 
 from nesyworld.experiments.benchmarks.timing import best_time, mean_time
-from nesyworld.symbolic.derive import derive
-from nesyworld.symbolic.pddl_writer import write_pddl
-from nesyworld.symbolic.planners import PLANNERS, PlanCache, Planner, PlannerInfo
-from nesyworld.symbolic.problems import classical_problem, numeric_problem
+from nesyworld.symbolic.derivation.derive import derive
+from nesyworld.symbolic.pddl.writer import write_pddl
+from nesyworld.symbolic.planning.planners import PLANNERS, PlanCache, Planner, PlannerInfo
+from nesyworld.symbolic.planning.problems import classical_problem, numeric_problem
 from nesyworld.world import World
 
 REFERENCE = "sum(range(10**6))"

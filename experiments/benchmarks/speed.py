@@ -44,9 +44,9 @@ import nesyworld.world.envs  # noqa: F401  (registers the ids)
 from nesyworld.experiments.benchmarks.env_throughput import ENV_ID, REFERENCE_ID, run
 from nesyworld.experiments.benchmarks.planning import PLAN_TIMEOUT
 from nesyworld.experiments.benchmarks.timing import best_time, mean_time
-from nesyworld.symbolic.abstraction import abstract
-from nesyworld.symbolic.derive import derive
-from nesyworld.symbolic.planners import Planner
+from nesyworld.symbolic.derivation.abstraction import abstract
+from nesyworld.symbolic.derivation.derive import derive
+from nesyworld.symbolic.planning.planners import Planner
 from nesyworld.world import World
 
 SPEC = "pogostick"

@@ -26,8 +26,8 @@ from typing import Any
 import gymnasium
 
 from nesyworld.experiments.benchmarks.env_throughput import REFERENCE_ID, run
-from nesyworld.experiments.experiment_config import load_experiment
-from nesyworld.experiments.paper_table2 import load_paper_table2
+from nesyworld.experiments.protocol.config import load_experiment
+from nesyworld.experiments.protocol.paper_table2 import load_paper_table2
 
 NOVELTIES = ("axe", "chest", "distance", "fence", "fire")
 
@@ -36,7 +36,7 @@ def rl_rates(steps: int) -> dict[str, float]:
     """PPO training steps/s (after a warm-up call that pays tianshou's compilation) and the
     trained policy's acting steps/s in evaluation episodes."""
     from nesyworld.hybrid import RLAgent, RLConfig, run_episode
-    from nesyworld.hybrid.rl_agents import PRE_NOVELTY_TRAIN
+    from nesyworld.hybrid.baselines.rl_agents import PRE_NOVELTY_TRAIN
     from nesyworld.world.envs import NesyGridEnv
 
     config = RLConfig(train=dataclasses.replace(
@@ -78,9 +78,9 @@ def recovery_seconds(path: Path | None) -> dict[str, float]:
         out.update({n: statistics.median(v) for n, v in by.items()})
     missing = [n for n in NOVELTIES if n not in out]
     if missing:
-        from nesyworld.experiments.recovery_experiment import RunConfig, run_one
+        from nesyworld.experiments.recovery.run import RecoveryRunSpec, run_one
 
-        axe = float(run_one(RunConfig(novelty="axe", eval_episodes=1))["adaptation_seconds"])
+        axe = float(run_one(RecoveryRunSpec(novelty="axe", eval_episodes=1))["adaptation_seconds"])
         out.update({n: axe for n in missing})
     return out
 

@@ -24,16 +24,16 @@ from dataclasses import asdict, dataclass, field
 import gymnasium as gym
 import numpy as np
 
-from nesyworld.hybrid.agents import PlanningAgent, PlanningConfig
-from nesyworld.hybrid.monitor import OperatorFailure
-from nesyworld.hybrid.recovery_env import RecoveryConfig, from_failure, recovery_env_factory
-from nesyworld.hybrid.rl_agents import RLAgent, RLConfig
+from nesyworld.hybrid.agents.planning_agent import PlanningAgent, PlanningConfig
+from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig
+from nesyworld.hybrid.execution.monitor import OperatorFailure
+from nesyworld.hybrid.recovery.env import RecoveryEnvConfig, from_failure, recovery_env_factory
 from nesyworld.learning import ICMConfig, PPOConfig, TrainConfig, train
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world import World
 from nesyworld.world.envs.gym_env import NesyGridEnv
 from nesyworld.world.envs.vector_env import NesyVectorEnv
-from nesyworld.world.novelty import apply_novelties
+from nesyworld.world.novelty.transforms import apply_novelties
 
 SPEC = "pogostick"
 
@@ -108,7 +108,7 @@ def axe_failure(kb: KnowledgeBase) -> tuple[World, OperatorFailure]:
 
 def recovery_rows(steps: int, kb: KnowledgeBase) -> list[Row]:
     world, failure = axe_failure(kb)
-    config = RecoveryConfig(horizon=100)
+    config = RecoveryEnvConfig(horizon=100)
     known = World(SPEC).action_names()
     raw = env_rate(from_failure(world, failure, kb, config, known_actions=known), steps)
     factory = recovery_env_factory(world.spec, failure.snapshot,  # type: ignore[arg-type]

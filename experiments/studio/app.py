@@ -24,7 +24,7 @@ from nesyworld.experiments.studio.levels import (
     level_of,
     palette,
 )
-from nesyworld.hybrid.recording_reader import RecordingError, read_recording
+from nesyworld.hybrid.recording.reader import RecordingError, read_recording
 
 STATIC = Path(__file__).parent / "static"
 MAX_UPLOAD = 64 * 1024 * 1024

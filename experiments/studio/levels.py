@@ -16,11 +16,11 @@ from typing import Any
 
 import yaml
 
-from nesyworld.symbolic.derive import derive
-from nesyworld.symbolic.pddl_writer import write_pddl
+from nesyworld.symbolic.derivation.derive import derive
+from nesyworld.symbolic.pddl.writer import write_pddl
 from nesyworld.world import World
 from nesyworld.world.errors import SpecError
-from nesyworld.world.spec_loader import load_document, load_spec
+from nesyworld.world.spec.loader import load_document, load_spec
 
 LEVEL_FILE = "level.yaml"
 """The name errors in an unsaved level point into."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nesyworld.experiments.cli import build_parser, main
+from nesyworld.experiments.cli.main import build_parser, main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -86,7 +86,7 @@ def test_play_from_stdin(tmp_path: Path) -> None:
     script = "\n".join(["?", "approach_block_of_platinum", "select_iron_pickaxe", "b", "x"])
     rec = tmp_path / "play.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "nesyworld.experiments.cli", "play", "pogostick", "--record",
+        [sys.executable, "-m", "nesyworld.experiments.cli.main", "play", "pogostick", "--record",
          str(rec)],
         input=script, capture_output=True, text=True, timeout=60,
     )

@@ -12,14 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nesyworld.experiments.cli import main
-from nesyworld.experiments.continual import read_progress
-from nesyworld.experiments.continual_config import load_continual, shipped_continual_configs
-from nesyworld.experiments.continual_metrics import (
+from nesyworld.experiments.cli.main import main
+from nesyworld.experiments.continual.config import load_continual, shipped_continual_configs
+from nesyworld.experiments.continual.metrics import (
     backward_transfer,
     continual_metrics,
     forgetting_per_task,
 )
+from nesyworld.experiments.continual.run import read_progress
 from nesyworld.world.errors import SpecError
 
 # --- metrics ---------------------------------------------------------------------------------
@@ -171,7 +171,7 @@ def test_tiny_sequence_end_to_end_and_resume(tmp_path: Path,
 def test_a_stopped_run_resumes_from_its_last_checkpoint(tmp_path: Path) -> None:
     """Drop the last stage from the progress file: the rerun redoes only that stage, from
     the checkpoint of the stage before."""
-    from nesyworld.experiments.continual import run_continual
+    from nesyworld.experiments.continual.run import run_continual
 
     path = tmp_path / "tiny.yaml"
     path.write_text(GOOD.replace("budget: 40", "budget: 0"))  # evaluation only: fast
@@ -195,7 +195,7 @@ def test_unknown_config_name_says_what_exists() -> None:
 
 
 def test_stages_train_on_their_own_maps_with_the_chosen_agent(tmp_path: Path) -> None:
-    from nesyworld.experiments.continual import rl_config
+    from nesyworld.experiments.continual.run import rl_config
 
     path = tmp_path / "icm.yaml"
     path.write_text(GOOD + "agent: rl+icm\n")

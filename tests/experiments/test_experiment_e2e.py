@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from nesyworld.experiments.cli import main
+from nesyworld.experiments.cli.main import main
 
 PROTOCOL = """\
 domain: pogostick

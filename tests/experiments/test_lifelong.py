@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from nesyworld.experiments.cli import main
-from nesyworld.experiments.lifelong import (
+from nesyworld.experiments.cli.main import main
+from nesyworld.experiments.lifelong.agents import harvest_script
+from nesyworld.experiments.lifelong.run import (
     load_lifelong,
     plot_rates,
     rate_table,
     run_lifelong,
     shipped_lifelong,
 )
-from nesyworld.experiments.lifelong_agents import harvest_script
 from nesyworld.world.errors import SpecError
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from nesyworld.experiments import matrix as matrix_mod
-from nesyworld.experiments.cli import main
-from nesyworld.experiments.matrix import MatrixTable, matrix_tables, run_matrix
-from nesyworld.experiments.matrix_config import load_matrix, shipped_matrices
+from nesyworld.experiments.cli.main import main
+from nesyworld.experiments.matrix import run as matrix_mod
+from nesyworld.experiments.matrix.config import load_matrix, shipped_matrices
+from nesyworld.experiments.matrix.run import MatrixTable, matrix_tables, run_matrix
 from nesyworld.world.errors import SpecError
 
 TINY = """\

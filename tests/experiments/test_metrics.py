@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from nesyworld.experiments.metrics import (
+from nesyworld.experiments.protocol.metrics import (
     Adaptation,
     MetricsError,
     detection_metrics,

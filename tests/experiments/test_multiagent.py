@@ -6,18 +6,18 @@ import json
 
 import pytest
 
-from nesyworld.experiments.cli import main
-from nesyworld.experiments.multiagent import (
+from nesyworld.experiments.cli.main import main
+from nesyworld.experiments.multiagent.run import (
     LearnerView,
-    MultiAgentConfig,
     MultiAgentResult,
+    MultiAgentTrainConfig,
     evaluate,
     render_table,
     train_multiagent,
 )
 from nesyworld.world import load_spec
 
-TINY = MultiAgentConfig(steps=200, rounds=1, eval_episodes=3, collect_chunk=100)
+TINY = MultiAgentTrainConfig(steps=200, rounds=1, eval_episodes=3, collect_chunk=100)
 
 
 @pytest.fixture(scope="module")

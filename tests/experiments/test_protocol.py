@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from nesyworld.experiments.protocol import run_protocol
-from nesyworld.experiments.run_spec import ProtocolConfig, RunSpec
+from nesyworld.experiments.protocol.records import ProtocolConfig, RunSpec
+from nesyworld.experiments.protocol.run import run_protocol
 
 TINY = ProtocolConfig(pre_steps=200, post_steps=400, epoch_steps=100, eval_episodes=2,
                       post_eval_episodes=3, eta=2, max_episode_steps=60)

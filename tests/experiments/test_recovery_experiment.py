@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from nesyworld.experiments.cli import main
-from nesyworld.experiments.recovery_experiment import (
+from nesyworld.experiments.cli.main import main
+from nesyworld.experiments.recovery.run import (
     PAPER_ADAPTATION_STEPS,
-    RunConfig,
+    RecoveryRunSpec,
     load_done,
     summary_rows,
     sweep,
 )
-from nesyworld.experiments.recovery_experiment import main as experiment_main
+from nesyworld.experiments.recovery.run import main as experiment_main
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
@@ -54,7 +54,7 @@ def test_hybrid_run_prints_failure_learning_and_operator(capsys: pytest.CaptureF
 def test_sweep_records_resumes_and_summarises(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "runs.jsonl"
-    configs = [RunConfig(novelty="chest", seed=0, eval_episodes=2, max_episodes=5)]
+    configs = [RecoveryRunSpec(novelty="chest", seed=0, eval_episodes=2, max_episodes=5)]
     records = sweep(configs, out, workers=1)
     assert records[0]["key"] == "pogostick/chest/rapidlearn+/0"
     assert records[0]["recoveries"] == [] and records[0]["post_novelty_success_rate"] == 1.0

@@ -15,9 +15,9 @@ import pytest
 from PIL import Image
 from rich.console import Console
 
-from nesyworld.experiments.paper_table2 import load_paper_table2, paper_comparison
-from nesyworld.experiments.report import (
-    _mean_curve,
+from nesyworld.experiments.protocol.paper_table2 import load_paper_table2, paper_comparison
+from nesyworld.experiments.protocol.report import (
+    mean_curve,
     plot_curves,
     print_table2,
     read_records,
@@ -135,7 +135,7 @@ def test_plot_curves_writes_one_valid_png_per_novelty(records: list[dict[str, An
 
 def test_mean_curve_holds_finished_seeds_at_their_last_value() -> None:
     early, late = make_record("rl", "axe", 0, adapt_after=1000), make_record("rl", "axe", 1)
-    x, mean, std = _mean_curve([early, late], "post", 0, 3000)
+    x, mean, std = mean_curve([early, late], "post", 0, 3000)
     assert x.tolist() == [0, 1000, 2000]
     # early: 0, then (1.0 + 0.95) / 2 at 1000 (the converged point and the final evaluation
     # share the step), held at 2000; late: 0, 0, then the same average at 2000

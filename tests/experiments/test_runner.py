@@ -1,4 +1,4 @@
-"""Experiment configs and the sweep runner, with fake run functions (experiments/_fake_runs.py)
+"""Experiment configs and the sweep runner, with fake run functions (tests/experiments/fake_runs.py)
 so that only the scheduling, recording and resuming are under test."""
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from nesyworld.experiments import runner
-from nesyworld.experiments.cli import main
-from nesyworld.experiments.experiment_config import (
+from nesyworld.experiments.cli.main import main
+from nesyworld.experiments.protocol import sweep as runner
+from nesyworld.experiments.protocol.config import (
     ExperimentConfig,
     load_experiment,
     shipped_configs,
 )
-from nesyworld.experiments.run_spec import ProtocolConfig, RunSpec
-from nesyworld.experiments.runner import (
+from nesyworld.experiments.protocol.records import ProtocolConfig, RunSpec
+from nesyworld.experiments.protocol.sweep import (
     RecordSink,
     RunnerError,
     latest_records,
@@ -31,8 +31,8 @@ from nesyworld.experiments.runner import (
 )
 from nesyworld.world.errors import SpecError
 
-OK = "nesyworld.experiments._fake_runs:ok_run"
-FLAKY = "nesyworld.experiments._fake_runs:flaky_run"
+OK = "fake_runs:ok_run"
+FLAKY = "fake_runs:flaky_run"
 TINY = "{pre_steps: 0, post_steps: 100, epoch_steps: 10, eval_episodes: 1}"
 
 
@@ -43,6 +43,18 @@ def write_config(tmp_path: Path, seeds: str = "2", workers: int = 2, protocol: s
     path.write_text(f"name: tiny\ndomain: pogostick\nagents: {agents}\nnovelties: {novelties}\n"
                     f"seeds: {seeds}\nworkers: {workers}\nprotocol: {protocol}\n")
     return path
+
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture(autouse=True)
+def fake_runs_importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`fake_runs` (beside this file) importable here and in spawned or Ray workers, which
+    inherit the environment but not sys.path."""
+    monkeypatch.syspath_prepend(str(HERE))
+    paths = [str(HERE), *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))
 
 
 @pytest.fixture
@@ -231,7 +243,7 @@ def test_killed_sweep_resumes_without_redoing_or_losing_runs(tmp_path: Path,
     out = tmp_path / "runs.jsonl"
     env = {**os.environ, "NESYWORLD_FAKE_SLEEP": "60"}
     sweep = subprocess.Popen(
-        [sys.executable, "-m", "nesyworld.experiments.cli", "experiment", str(config_path),
+        [sys.executable, "-m", "nesyworld.experiments.cli.main", "experiment", str(config_path),
          "--out", str(out), "--run-fn", OK, "--json"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 30

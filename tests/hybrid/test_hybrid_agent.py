@@ -11,18 +11,18 @@ from pathlib import Path
 
 import numpy as np
 
-from nesyworld.hybrid import HybridAgent, LearnedOperator, RecoverySettings, run_episode
-from nesyworld.hybrid.hybrid_agent import operator_pddl
-from nesyworld.hybrid.recovery import Recovery
-from nesyworld.hybrid.runner import EpisodeResult
+from nesyworld.hybrid import HybridAgent, LearnedOperator, RecoveryConfig, run_episode
+from nesyworld.hybrid.agents.hybrid_agent import operator_pddl
+from nesyworld.hybrid.execution.episode import EpisodeResult
+from nesyworld.hybrid.recovery.recover import Recovery
 from nesyworld.learning import TrainConfig
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
-from nesyworld.symbolic.planners import Planner
+from nesyworld.symbolic.planning.planners import Planner
 from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 
 TINY = TrainConfig(step_budget=4_000, epoch_length=250, collect_chunk=250, eval_episodes=2,
                    vector_env="dummy", progress=False, seed=0)
-SETTINGS = RecoverySettings.rapidlearn_plus(train=TINY, rollouts=4, extra_maps=2)
+SETTINGS = RecoveryConfig.rapidlearn_plus(train=TINY, rollouts=4, extra_maps=2)
 
 
 @dataclass
@@ -161,7 +161,7 @@ def test_chest_is_no_failure_so_nothing_is_learned() -> None:
 
 def test_a_policy_that_cannot_read_a_grown_world_does_not_run() -> None:
     from nesyworld.world import World
-    from nesyworld.world.novelty import apply_novelties
+    from nesyworld.world.novelty.transforms import apply_novelties
 
     op = learned_op()
     world = World(apply_novelties("pogostick", ["axe", "chest"]), seed=0)  # one more type

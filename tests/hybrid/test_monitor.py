@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from nesyworld.hybrid.monitor import check_effects, tolerated
-from nesyworld.hybrid.operators import GroundOperator
-from nesyworld.symbolic.abstraction import abstract
+from nesyworld.hybrid.execution.monitor import check_effects, tolerated
+from nesyworld.hybrid.execution.operators import GroundOperator
+from nesyworld.symbolic.derivation.abstraction import abstract
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world import World
 

@@ -15,12 +15,12 @@ from nesyworld.hybrid import (
     run_episode,
     summarize,
 )
-from nesyworld.hybrid.agents import ScriptedAgent
-from nesyworld.hybrid.operators import GroundOperator
-from nesyworld.symbolic.abstraction import abstract
+from nesyworld.hybrid.agents.planning_agent import ScriptedAgent
+from nesyworld.hybrid.execution.operators import GroundOperator
+from nesyworld.symbolic.derivation.abstraction import abstract
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world.envs.gym_env import NesyGridEnv
-from nesyworld.world.novelty import apply_novelties, load_novelty
+from nesyworld.world.novelty.transforms import apply_novelties, load_novelty
 
 KB = KnowledgeBase.from_world("pogostick")
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from nesyworld.hybrid import PlanningAgent, run_episode
-from nesyworld.hybrid.recording import EpisodeRecorder, EpisodeRecording
-from nesyworld.hybrid.recording_reader import RecordingError, read_recording
+from nesyworld.hybrid.recording.reader import RecordingError, read_recording
+from nesyworld.hybrid.recording.writer import EpisodeRecorder, EpisodeRecording
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world import World
 from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
-from nesyworld.world.trajectory import Recorder, Trajectory, replay
+from nesyworld.world.simulation.trajectory import Recorder, Trajectory, replay
 
 
 def record(path: Path, novelties: list[str]) -> tuple[PlanningAgent, object]:

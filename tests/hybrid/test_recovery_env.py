@@ -11,21 +11,21 @@ import numpy as np
 from gymnasium.utils.env_checker import check_env
 
 from nesyworld.hybrid import PlanningAgent, PlanningConfig
-from nesyworld.hybrid.learned_operator import build_learned_operator
-from nesyworld.hybrid.monitor import OperatorFailure
-from nesyworld.hybrid.recovery_env import (
-    RecoveryConfig,
+from nesyworld.hybrid.execution.monitor import OperatorFailure
+from nesyworld.hybrid.recovery.env import (
     RecoveryEnv,
+    RecoveryEnvConfig,
     from_failure,
     recovery_env_factory,
 )
-from nesyworld.symbolic.abstraction import abstract
+from nesyworld.hybrid.recovery.learned_operator import build_learned_operator
+from nesyworld.symbolic.derivation.abstraction import abstract
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
-from nesyworld.symbolic.planners import Planner
+from nesyworld.symbolic.planning.planners import Planner
 from nesyworld.world import World
+from nesyworld.world.actions.schema import INVENTORY, CountChange
 from nesyworld.world.envs.gym_env import NesyGridEnv
-from nesyworld.world.novelty import apply_novelties
-from nesyworld.world.semantics import INVENTORY, CountChange
+from nesyworld.world.novelty.transforms import apply_novelties
 
 KB = KnowledgeBase.from_world("pogostick")
 KNOWN_ACTIONS = World("pogostick").action_names()
@@ -48,9 +48,9 @@ def axe_failure() -> tuple[PlanningAgent, OperatorFailure]:
     return agent, agent.failures[0]
 
 
-def make_env(config: RecoveryConfig | None = None) -> RecoveryEnv:
+def make_env(config: RecoveryEnvConfig | None = None) -> RecoveryEnv:
     agent, failure = axe_failure()
-    return from_failure(agent.world, failure, KB, config or RecoveryConfig(),
+    return from_failure(agent.world, failure, KB, config or RecoveryEnvConfig(),
                         known_actions=KNOWN_ACTIONS)
 
 
@@ -111,7 +111,7 @@ def test_scripted_fix_is_rewarded_and_counted() -> None:
 
 
 def test_steps_that_change_nothing_only_cost() -> None:
-    env = make_env(RecoveryConfig(horizon=5))
+    env = make_env(RecoveryEnvConfig(horizon=5))
     env.reset()
     rewards, truncated = [], False
     for _ in range(5):

@@ -15,17 +15,17 @@ import torch
 
 from nesyworld.domains import scripted_solution
 from nesyworld.hybrid import Agent, run_episode
-from nesyworld.hybrid.agents import ScriptedAgent
-from nesyworld.hybrid.operators import ground
-from nesyworld.hybrid.rl_agents import ForbidActions, RLAgent, RLConfig, TransferRLAgent
-from nesyworld.hybrid.shaping import PlanShapedReward, ShapingConfig
-from nesyworld.hybrid.transfer import space_names
+from nesyworld.hybrid.agents.planning_agent import ScriptedAgent
+from nesyworld.hybrid.baselines.rl_agents import ForbidActions, RLAgent, RLConfig, TransferRLAgent
+from nesyworld.hybrid.baselines.shaping import PlanShapedReward, ShapingConfig
+from nesyworld.hybrid.baselines.transfer import space_names
+from nesyworld.hybrid.execution.operators import ground
 from nesyworld.learning import TrainConfig
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
-from nesyworld.symbolic.planners import PlanCache, Planner, PlanResult, PlanStep
+from nesyworld.symbolic.planning.planners import PlanCache, Planner, PlanResult, PlanStep
 from nesyworld.world.envs.gym_env import NesyGridEnv
-from nesyworld.world.envs.novelty_injection import NoveltyInjector
-from nesyworld.world.novelty import apply_novelties
+from nesyworld.world.novelty.injection import NoveltyInjector
+from nesyworld.world.novelty.transforms import apply_novelties
 
 KB = KnowledgeBase.from_world("pogostick")
 PLANNER = Planner("fast-downward", cache=PlanCache())  # shared: initial states repeat

@@ -8,19 +8,19 @@ import numpy as np
 import pytest
 
 from nesyworld.domains import scripted_solution
-from nesyworld.hybrid.rl_agents import ForbidActions, RLAgent, RLConfig
-from nesyworld.hybrid.shaping import PlanShapedReward, ShapingConfig
-from nesyworld.hybrid.vector_training import (
+from nesyworld.hybrid.baselines.rl_agents import ForbidActions, RLAgent, RLConfig
+from nesyworld.hybrid.baselines.shaping import PlanShapedReward, ShapingConfig
+from nesyworld.hybrid.baselines.vector_envs import (
     VectorForbidActions,
     VectorPlanShapedReward,
     VectorTrainingEnvFactory,
 )
 from nesyworld.learning import TrainConfig
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
-from nesyworld.symbolic.planners import PlanCache, Planner
+from nesyworld.symbolic.planning.planners import PlanCache, Planner
 from nesyworld.world.envs.gym_env import NesyGridEnv
-from nesyworld.world.envs.observations import ObservationConfig
 from nesyworld.world.envs.vector_env import NesyVectorEnv
+from nesyworld.world.observations.builder import ObservationConfig
 
 KB = KnowledgeBase.from_world("pogostick")
 PLANNER = Planner("fast-downward", cache=PlanCache())

@@ -13,7 +13,7 @@ from nesyworld.learning import (
     ICMConfig,
     PPOConfig,
     TrainResult,
-    build_agent,
+    build_learner,
     load_checkpoint,
     save_checkpoint,
     train,
@@ -55,22 +55,23 @@ def test_loading_restores_weights_and_sets_new_lr(
     trained: TrainResult, grid: SimpleNamespace
 ) -> None:
     ckpt = trained.checkpoint()
-    agent = build_agent(ckpt.observation_space, ckpt.action_space, PPOConfig(lr=1e-5))
-    agent.load(ckpt)
-    for name, tensor in agent.ppo.policy.actor.state_dict().items():
+    learner = build_learner(ckpt.observation_space, ckpt.action_space, PPOConfig(lr=1e-5))
+    learner.load(ckpt)
+    for name, tensor in learner.ppo.policy.actor.state_dict().items():
         assert torch.equal(tensor, ckpt.actor_state[name])
-    for name, tensor in agent.ppo.critic.state_dict().items():
+    for name, tensor in learner.ppo.critic.state_dict().items():
         assert torch.equal(tensor, ckpt.critic_state[name])
-    optim_state = agent.ppo.optim.state_dict()
+    optim_state = learner.ppo.optim.state_dict()
     assert optim_state["param_groups"][0]["lr"] == 1e-5  # the new run's lr, not the saved one
     assert len(optim_state["state"]) == len(ckpt.ppo_optim_state["state"])  # Adam moments kept
 
 
 def test_architecture_mismatch_is_an_error(trained: TrainResult) -> None:
     ckpt = trained.checkpoint()
-    agent = build_agent(ckpt.observation_space, ckpt.action_space, PPOConfig(hidden_sizes=(32,)))
+    learner = build_learner(ckpt.observation_space, ckpt.action_space,
+                            PPOConfig(hidden_sizes=(32,)))
     with pytest.raises(ValueError, match="hidden sizes"):
-        agent.load(ckpt)
+        learner.load(ckpt)
 
 
 def test_fine_tuning_continues_from_the_checkpoint(

@@ -5,13 +5,13 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from nesyworld.learning import ICMConfig, PPOConfig, train
-from nesyworld.learning.icm import CuriosityWrapper
+from nesyworld.learning.algorithms.icm import CuriosityWrapper
 
 
 def test_icm_wraps_ppo_and_learns(grid: SimpleNamespace) -> None:
     result = train(grid.GridWorld, grid.fast_config(seed=1), PPOConfig(), ICMConfig())
-    assert isinstance(result.agent.algorithm, CuriosityWrapper)
-    assert result.agent.algorithm.wrapped_algorithm is result.agent.ppo
+    assert isinstance(result.learner.algorithm, CuriosityWrapper)
+    assert result.learner.algorithm.wrapped_algorithm is result.learner.ppo
     for epoch in result.epochs:
         for key in ("icm_loss", "icm_forward_loss", "icm_inverse_loss", "intrinsic_reward"):
             assert key in epoch.losses

@@ -15,10 +15,10 @@ from nesyworld.learning import (
     ActionMaskObservation,
     PPOConfig,
     apply_action_mask,
-    build_agent,
+    build_learner,
     mask_from_info,
 )
-from nesyworld.learning.networks import MaskedActor
+from nesyworld.learning.algorithms.networks import MaskedActor
 
 MASK = np.array([True, False, True, False, False])
 
@@ -39,13 +39,13 @@ def test_all_masked_row_stays_finite() -> None:
 def test_masked_actions_never_sampled_by_the_tianshou_policy() -> None:
     """Sample 20k actions through tianshou's DiscreteActorPolicy (as the Collector does)."""
     torch.manual_seed(0)
-    agent = build_agent(
+    learner = build_learner(
         gym.spaces.Box(-1, 1, (4,), np.float32),
         gym.spaces.Discrete(5),
         PPOConfig(hidden_sizes=(8,)),
     )
     # Bias the raw logits hard toward the masked actions: masking must still win.
-    last = [m for m in agent.ppo.policy.actor.modules() if isinstance(m, torch.nn.Linear)][-1]
+    last = [m for m in learner.ppo.policy.actor.modules() if isinstance(m, torch.nn.Linear)][-1]
     with torch.no_grad():
         last.bias.copy_(torch.tensor([0.0, 30.0, 0.0, 30.0, 30.0]))
     n = 20_000
@@ -53,8 +53,8 @@ def test_masked_actions_never_sampled_by_the_tianshou_policy() -> None:
         obs=np.random.default_rng(0).normal(size=(n, 4)).astype(np.float32),
         mask=np.tile(MASK, (n, 1)),
     )
-    agent.ppo.policy.is_within_training_step = True  # sample, as during training collection
-    out = agent.ppo.policy(Batch(obs=obs, info=Batch()))
+    learner.ppo.policy.is_within_training_step = True  # sample, as during training collection
+    out = learner.ppo.policy(Batch(obs=obs, info=Batch()))
     acts = out.act.numpy()
     assert set(np.unique(acts)) <= {0, 2}
     assert out.dist.probs[:, ~MASK].max().item() == 0.0
@@ -63,8 +63,8 @@ def test_masked_actions_never_sampled_by_the_tianshou_policy() -> None:
 
 
 def test_policy_handle_never_samples_masked(grid: SimpleNamespace) -> None:
-    agent = build_agent(grid.GridWorld().observation_space, gym.spaces.Discrete(5), PPOConfig())
-    policy = agent.policy(greedy=False, seed=0)
+    learner = build_learner(grid.GridWorld().observation_space, gym.spaces.Discrete(5), PPOConfig())
+    policy = learner.policy(greedy=False, seed=0)
     env = grid.GridWorld()
     obs, info = env.reset()
     probs = policy.action_probabilities(obs, info["action_mask"])

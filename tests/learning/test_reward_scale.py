@@ -9,7 +9,7 @@ import pytest
 from tianshou.data import Batch, ReplayBuffer
 
 from nesyworld.learning import PPOConfig
-from nesyworld.learning.ppo import ScaledRewardPPO, build_ppo
+from nesyworld.learning.algorithms.ppo import ScaledRewardPPO, build_ppo
 
 
 def filled_buffer(rewards: list[float]) -> ReplayBuffer:

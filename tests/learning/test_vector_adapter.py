@@ -14,7 +14,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
 from tianshou.env import DummyVectorEnv
 
 from nesyworld.learning import PPOConfig, TrainResult, VectorEnvAdapter, train
-from nesyworld.learning.masking import ActionMaskObservation
+from nesyworld.learning.algorithms.masking import ActionMaskObservation
 
 MODES = [AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED]
 

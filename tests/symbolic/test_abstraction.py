@@ -5,8 +5,8 @@ from __future__ import annotations
 import timeit
 
 from nesyworld.domains import scripted_solution
-from nesyworld.symbolic.abstraction import abstract
-from nesyworld.symbolic.derive import derive
+from nesyworld.symbolic.derivation.abstraction import abstract
+from nesyworld.symbolic.derivation.derive import derive
 from nesyworld.world import World
 
 

@@ -16,12 +16,16 @@ import pytest
 import yaml
 
 from nesyworld.domains import DOMAINS_DIR
-from nesyworld.symbolic.derive import derive
-from nesyworld.symbolic.domain_check import DomainCheckReport, check_domain, check_operator
+from nesyworld.symbolic.derivation.derive import derive
+from nesyworld.symbolic.derivation.domain_check import (
+    DomainCheckReport,
+    check_domain,
+    check_operator,
+)
 from nesyworld.world import World
 from nesyworld.world.actions.crafting import Craft
 from nesyworld.world.actions.interact import Break
-from nesyworld.world.semantics import INVENTORY, CountChange, OperatorSchema
+from nesyworld.world.actions.schema import INVENTORY, CountChange, OperatorSchema
 
 
 def _world_specs() -> list[Path]:

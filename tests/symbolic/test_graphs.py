@@ -8,7 +8,7 @@ import matplotlib.image
 import networkx as nx
 import pytest
 
-from nesyworld.symbolic.derive import derive
+from nesyworld.symbolic.derivation.derive import derive
 from nesyworld.symbolic.graphs import (
     PROCESS_KINDS,
     draw_recipe_graph,

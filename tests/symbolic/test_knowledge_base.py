@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from nesyworld.symbolic.derivation.schema_io import schema_from_dict, schema_to_dict
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
-from nesyworld.symbolic.planners import Planner
-from nesyworld.symbolic.schema_io import schema_from_dict, schema_to_dict
-from nesyworld.world.semantics import CountChange, Fact, OperatorSchema, SetFact
+from nesyworld.symbolic.planning.planners import Planner
+from nesyworld.world.actions.schema import CountChange, Fact, OperatorSchema, SetFact
 
 
 @pytest.fixture(scope="module")

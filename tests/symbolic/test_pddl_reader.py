@@ -1,4 +1,4 @@
-"""Tests of the lark PDDL reader (nesyworld.symbolic.pddl_reader).
+"""Tests of the lark PDDL reader (nesyworld.symbolic.pddl.reader).
 
 What they establish: the reader builds the same unified-planning problems as UP's own reader on
 classic IPC-style files (so anything downstream can use either), real planners solve what it
@@ -31,7 +31,7 @@ from unified_planning.io import PDDLReader, PDDLWriter
 from unified_planning.model import Problem
 from unified_planning.plans import SequentialPlan
 
-from nesyworld.symbolic.pddl_reader import (
+from nesyworld.symbolic.pddl.reader import (
     PDDLDialectWarning,
     PDDLSemanticError,
     PDDLSyntaxError,
@@ -46,7 +46,6 @@ from nesyworld.symbolic.pddl_reader import (
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 DATA = Path(__file__).parent / "data"
-NOVELGYM = Path(__file__).resolve().parents[3] / "shared" / "reference" / "novelgym-generated"
 
 PLANNER = {
     "blocksworld": "fast-downward",
@@ -116,10 +115,11 @@ def _validate(problem: Problem, plan: SequentialPlan) -> ValidationResultStatus:
 
 
 def _novelgym(name: str) -> str:
-    path = NOVELGYM / name
-    if not path.exists():
-        pytest.skip(f"{path} is not available")
-    return path.read_text()
+    """NovelGym's generated PDDL and plan, kept byte for byte as fixtures in tests/symbolic/data/
+    (novelgym_generated_*): the domain and problem that NovelGym's own PDDL generator writes
+    for its pre-novelty pogostick task, and the Metric-FF plan it logs for them. Verbatim, so
+    that the line:column positions the tests assert are those of the original files."""
+    return (DATA / f"novelgym_generated_{name.removeprefix('pogostick_')}").read_text()
 
 
 @functools.cache

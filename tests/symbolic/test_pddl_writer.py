@@ -23,9 +23,9 @@ from unified_planning.engines import PlanGenerationResultStatus as Status
 from unified_planning.io import PDDLReader
 from unified_planning.model import Problem
 
-from nesyworld.symbolic.derive import Derivation, derive
-from nesyworld.symbolic.pddl_writer import write_pddl
-from nesyworld.symbolic.planners import PLANNERS, Planner
+from nesyworld.symbolic.derivation.derive import Derivation, derive
+from nesyworld.symbolic.pddl.writer import write_pddl
+from nesyworld.symbolic.planning.planners import PLANNERS, Planner
 
 SPEC = "pogostick"
 FORMS = {"numeric": False, "classical": True}
@@ -73,8 +73,8 @@ def test_two_derivations_of_a_spec_give_the_same_text(
 
 _DIGEST = (
     "import hashlib\n"
-    "from nesyworld.symbolic.derive import derive\n"
-    "from nesyworld.symbolic.pddl_writer import write_pddl\n"
+    "from nesyworld.symbolic.derivation.derive import derive\n"
+    "from nesyworld.symbolic.pddl.writer import write_pddl\n"
     f"d = derive({SPEC!r}, seed=0)\n"
     "print(hashlib.sha256(repr([write_pddl(d, c) for c in (False, True)]).encode()).hexdigest())"
 )
@@ -180,9 +180,9 @@ def test_the_read_back_problem_solves_to_a_plan_of_the_same_length(
 def test_our_reader_reads_back_an_equal_problem(spec: str, classical: bool) -> None:
     """Writing then reading with nesyworld's own reader gives an equal unified-planning
     Problem, so a generated domain can be edited by hand and loaded back."""
-    from nesyworld.symbolic.derive import derive
-    from nesyworld.symbolic.pddl_reader import read_pddl
-    from nesyworld.symbolic.problems import classical_problem, numeric_problem
+    from nesyworld.symbolic.derivation.derive import derive
+    from nesyworld.symbolic.pddl.reader import read_pddl
+    from nesyworld.symbolic.planning.problems import classical_problem, numeric_problem
 
     d = derive(spec)
     domain, problem = write_pddl(d, classical=classical)

@@ -31,9 +31,9 @@ from unified_planning.model import FNode, Problem
 from unified_planning.plans import ActionInstance, SequentialPlan
 
 from nesyworld.domains import DOMAINS_DIR
-from nesyworld.symbolic.abstraction import SymbolicState, abstract
-from nesyworld.symbolic.derive import Derivation, ObjectNode, TypeNode, derive
-from nesyworld.symbolic.planners import (
+from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
+from nesyworld.symbolic.derivation.derive import Derivation, ObjectNode, TypeNode, derive
+from nesyworld.symbolic.planning.planners import (
     PLANNERS,
     PlanCache,
     Planner,
@@ -41,14 +41,14 @@ from nesyworld.symbolic.planners import (
     PlanResult,
     PlanStep,
 )
-from nesyworld.symbolic.problems import (
+from nesyworld.symbolic.planning.problems import (
     LEVEL_TYPE,
     classical_problem,
     count_caps,
     numeric_problem,
 )
 from nesyworld.world import World, load_spec
-from nesyworld.world.semantics import (
+from nesyworld.world.actions.schema import (
     INVENTORY,
     CountAtLeast,
     CountChange,

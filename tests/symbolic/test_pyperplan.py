@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nesyworld.symbolic.derive import derive
-from nesyworld.symbolic.pddl_reader import read_pddl
-from nesyworld.symbolic.planners import PLANNERS, Planner
+from nesyworld.symbolic.derivation.derive import derive
+from nesyworld.symbolic.pddl.reader import read_pddl
+from nesyworld.symbolic.planning.planners import PLANNERS, Planner
 
 DATA = Path(__file__).parent / "data"
 

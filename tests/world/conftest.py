@@ -20,9 +20,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from nesyworld.world.spec import WorldSpec
-from nesyworld.world.spec_loader import load_spec
-from nesyworld.world.world import Outcome, World
+from nesyworld.world.simulation.world import Outcome, World
+from nesyworld.world.spec.loader import load_spec
+from nesyworld.world.spec.model import WorldSpec
 
 MINI_SPEC = """\
 name: mini

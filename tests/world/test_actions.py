@@ -10,9 +10,9 @@ from collections import deque
 import numpy as np
 import pytest
 
-from nesyworld.world.semantics import CountAtLeast, CountChange, Distinct, Fact, SetFact
-from nesyworld.world.spec_loader import load_spec
-from nesyworld.world.world import Outcome, World, run_actions
+from nesyworld.world.actions.schema import CountAtLeast, CountChange, Distinct, Fact, SetFact
+from nesyworld.world.simulation.world import Outcome, World, run_actions
+from nesyworld.world.spec.loader import load_spec
 
 # Cells of the mini world in conftest.py (checked against the `cells` fixture below).
 TREE, ORE, TABLE, BUSH, GOLD = (2, 2), (2, 4), (2, 6), (2, 9), (5, 8)

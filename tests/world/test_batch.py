@@ -21,8 +21,8 @@ import nesyworld.world.envs  # noqa: F401  (registers the ids)
 from nesyworld.domains import shipped_novelties, shipped_specs
 from nesyworld.world.envs.gym_env import NesyGridEnv
 from nesyworld.world.envs.vector_env import NesyVectorEnv
-from nesyworld.world.novelty import apply_novelties
-from nesyworld.world.spec import WorldSpec
+from nesyworld.world.novelty.transforms import apply_novelties
+from nesyworld.world.spec.model import WorldSpec
 
 PLUGIN_NOVELTIES = {"busy", "random_drop", "space_around"}  # classes without a kernel
 

@@ -2,7 +2,7 @@
 
 Also guards the performance edits made for the env's throughput (approach's search and the
 region cache behind its mask): they are checked here against the plain reference
-implementations in `nesyworld.world.pathfinding`.
+implementations in `nesyworld.world.simulation.pathfinding`.
 """
 
 from __future__ import annotations
@@ -17,27 +17,18 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
 import nesyworld.world.envs as envs
-from nesyworld.domains import find_spec, scripted_solution
-from nesyworld.world.envs import ENV_SPECS, ObservationConfig, make_aec
+from nesyworld.domains import find_spec, scripted_solution, shipped_specs
+from nesyworld.world.envs import ENV_SPECS, ObservationConfig, env_id, make_aec
 from nesyworld.world.envs.aec_env import NesyGridAEC
 from nesyworld.world.envs.gym_env import NesyGridEnv
-from nesyworld.world.pathfinding import dilate4, path_to_adjacent, reachable
-from nesyworld.world.spec import WorldSpec
-from nesyworld.world.spec_loader import load_spec
-from nesyworld.world.world import World
+from nesyworld.world.simulation.pathfinding import dilate4, path_to_adjacent, reachable
+from nesyworld.world.simulation.world import World
+from nesyworld.world.spec.loader import load_spec
+from nesyworld.world.spec.model import WorldSpec
 
 SOLUTION = scripted_solution("pogostick") or []
 KINDS = ["lidar", "local_view", "facts", "ascii", "rgb", "dict"]
 NESY_IDS = sorted(i for i in gymnasium.registry if i.startswith("nesyworld/"))
-
-
-def make_or_skip(env_id: str, **kwargs: Any) -> gymnasium.Env[Any, Any]:
-    """Make a registered env; a spec file that does not exist yet skips, anything else
-    (a broken spec) fails."""
-    spec_name = gymnasium.registry[env_id].kwargs["spec"]
-    if find_spec(spec_name) is None:
-        pytest.skip(f"spec file for {spec_name!r} does not exist yet")
-    return gymnasium.make(env_id, **kwargs)
 
 
 def checked(env: gymnasium.Env[Any, Any]) -> None:
@@ -58,9 +49,16 @@ def test_ids_are_registered_on_import() -> None:
         envs.register_envs()
 
 
+def test_every_shipped_spec_is_an_id() -> None:
+    assert set(ENV_SPECS.values()) == set(shipped_specs())
+    assert all(find_spec(name) is not None for name in ENV_SPECS.values())
+    assert env_id("pogostick_diamond_block") == "nesyworld/PogostickDiamondBlock-v0"
+    assert len(NESY_IDS) >= 12
+
+
 @pytest.mark.parametrize("env_id", NESY_IDS)
 def test_registered_env_passes_check_env(env_id: str) -> None:
-    checked(make_or_skip(env_id))
+    checked(gymnasium.make(env_id))
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -20,15 +20,15 @@ from hypothesis import strategies as st
 
 from nesyworld.domains import find_spec
 from nesyworld.world.actions.base import Action, MaskContext
-from nesyworld.world.actions.movement import Move, _regions
+from nesyworld.world.actions.movement import Move, passable_regions
 from nesyworld.world.envs import NesyGridEnv
 from nesyworld.world.observations import lidar
 from nesyworld.world.observations.lidar import LidarReader
-from nesyworld.world.pathfinding import dilate4, label_regions
 from nesyworld.world.registry import ACTIONS
-from nesyworld.world.spec import WorldSpec
-from nesyworld.world.spec_loader import load_spec
-from nesyworld.world.world import World
+from nesyworld.world.simulation.pathfinding import dilate4, label_regions
+from nesyworld.world.simulation.world import World
+from nesyworld.world.spec.loader import load_spec
+from nesyworld.world.spec.model import WorldSpec
 
 
 def reference_mask(world: World, agent: int) -> np.ndarray:
@@ -169,7 +169,7 @@ def test_regions_are_the_labelled_components(seed: int) -> None:
                             under=np.zeros(0, np.int16), static_version=0)
     world: Any = SimpleNamespace(state=state, types=_Types(passable))
     labels, _ = label_regions(passable[grid])
-    regions = _regions(world)
+    regions = passable_regions(world)
     for r, c in zip(*np.nonzero(labels >= 0), strict=True):
         region = regions.of(int(r) * w + int(c))
         cells = labels == labels[r, c]

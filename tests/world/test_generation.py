@@ -8,14 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nesyworld.experiments.cli import main
+from nesyworld.experiments.cli.main import main
 from nesyworld.world import World, load_spec
 from nesyworld.world.batch.core import BatchWorld
-from nesyworld.world.catalog import TypeCatalog
 from nesyworld.world.errors import SpecError
-from nesyworld.world.generation import generate, realize
-from nesyworld.world.kernels.layout import _count_regions, neighbour_table
-from nesyworld.world.layout import fixed_grid
+from nesyworld.world.kernels.layout import count_regions, neighbour_table
+from nesyworld.world.simulation.catalog import TypeCatalog
+from nesyworld.world.simulation.layout import fixed_grid
+from nesyworld.world.simulation.procedural import generate, realize
 
 SPEC = "pogostick_procedural"
 
@@ -45,7 +45,7 @@ def test_every_map_is_connected_and_has_what_the_goal_needs(spec, key: int
     types = TypeCatalog.from_spec(out)
     base = fixed_grid(out, types)
     h, w = base.shape
-    assert _count_regions(types.passable[base.ravel()], neighbour_table(h, w)) == 1
+    assert count_regions(types.passable[base.ravel()], neighbour_table(h, w)) == 1
     counts = {p.type: p.quantity for p in out.map.objects}
     for item, n in spec.map.generate.min_counts.items():
         assert counts[item] >= n
@@ -150,7 +150,7 @@ def test_an_inherited_hand_made_layout_is_refused_with_the_way_out() -> None:
 
 
 def test_novelty_objects_join_every_generated_map_and_layouts_are_refused() -> None:
-    from nesyworld.world.novelty import apply_novelties
+    from nesyworld.world.novelty.transforms import apply_novelties
 
     chest = apply_novelties(SPEC, ["chest"])
     for seed in (0, 1):

@@ -14,8 +14,8 @@ from nesyworld.world.batch.tables import NotCompilable, compile_world
 from nesyworld.world.envs import NesyGridEnv
 from nesyworld.world.envs.vector_env import NesyVectorEnv
 from nesyworld.world.errors import SpecError
-from nesyworld.world.spec import WorldSpec
-from nesyworld.world.spec_lifelong import RewardSchedule
+from nesyworld.world.spec.lifelong import RewardSchedule
+from nesyworld.world.spec.model import WorldSpec
 
 ORCHARD = Path(__file__).parents[2] / "domains" / "lifelong" / "orchard.yaml"
 

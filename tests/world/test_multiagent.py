@@ -15,7 +15,7 @@ from nesyworld.world.envs.parallel_env import NesyGridParallel
 from nesyworld.world.envs.team_rewards import TeamRewards
 from nesyworld.world.envs.vector_env import NesyVectorEnv
 from nesyworld.world.errors import SpecError
-from nesyworld.world.world import World
+from nesyworld.world.simulation.world import World
 
 SPECS = ["coop_pogostick", "race_pogostick"]
 

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from nesyworld.domains import scripted_solution, shipped_novelties
-from nesyworld.symbolic.domain_check import check_domain
+from nesyworld.symbolic.derivation.domain_check import check_domain
 from nesyworld.world import World
 from nesyworld.world.errors import SpecError
-from nesyworld.world.novelty import CATEGORIES, LEVELS, apply_novelties, load_novelty
+from nesyworld.world.novelty.transforms import CATEGORIES, LEVELS, apply_novelties, load_novelty
 
 NOVELTIES = sorted(shipped_novelties())
 PLAN = scripted_solution("pogostick") or []

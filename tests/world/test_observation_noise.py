@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from nesyworld.domains import find_spec
 from nesyworld.world.envs import NesyGridEnv
-from nesyworld.world.envs.observations import ObservationConfig
 from nesyworld.world.envs.vector_env import NesyVectorEnv
 from nesyworld.world.errors import SpecError
 from nesyworld.world.observations import N_BEAMS
-from nesyworld.world.spec_loader import load_spec
+from nesyworld.world.observations.builder import ObservationConfig
+from nesyworld.world.spec.loader import load_spec
 
 ACTIONS = ("approach_oak_log", "break", "rotate_left", "move_forward", "approach_crafting_table",
            "craft_planks", "rotate_right", "move_forward")

@@ -10,9 +10,9 @@ import re
 import pytest
 
 from nesyworld.domains import scripted_solution
-from nesyworld.experiments.cli import main
-from nesyworld.symbolic.derive import Derivation, derive
-from nesyworld.symbolic.planners import Planner, PlanStep
+from nesyworld.experiments.cli.main import main
+from nesyworld.symbolic.derivation.derive import Derivation, derive
+from nesyworld.symbolic.planning.planners import Planner, PlanStep
 from nesyworld.world import World, load_spec
 
 

@@ -13,7 +13,7 @@ from nesyworld.world import World, load_spec
 from nesyworld.world.envs import NesyGridEnv
 from nesyworld.world.envs.vector_env import NesyVectorEnv
 from nesyworld.world.errors import SpecError
-from nesyworld.world.observations.scent import ScentField, ScentTracker, scent_sources
+from nesyworld.world.observations.scent_view import ScentField, ScentTracker, scent_sources
 
 ONE_SOURCE = np.array([[0.0], [1.0]])  # type 0 gives nothing, type 1 gives 1
 

@@ -8,8 +8,8 @@ import pytest
 import yaml
 
 from nesyworld.world.errors import SpecError
-from nesyworld.world.spec_loader import load_spec
-from nesyworld.world.world import World
+from nesyworld.world.simulation.world import World
+from nesyworld.world.spec.loader import load_spec
 
 DOMAINS = Path(__file__).resolve().parents[2] / "domains"
 

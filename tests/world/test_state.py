@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nesyworld.world.world import World, run_actions
+from nesyworld.world.simulation.world import World, run_actions
 
 
 def script(world: World, seed: int, n: int) -> list[str]:

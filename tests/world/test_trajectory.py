@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from nesyworld.world import Recorder, Trajectory, World, replay
-from nesyworld.world.trajectory import ReplayMismatch, state_digest
+from nesyworld.world.simulation.trajectory import ReplayMismatch, state_digest
 
 
 def random_episode(seed: int, steps: int = 120) -> tuple[World, Trajectory]:

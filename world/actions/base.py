@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from nesyworld.world.catalog import TypeCatalog
+from nesyworld.world.actions.schema import OperatorSchema
 from nesyworld.world.errors import ActionRefused
-from nesyworld.world.semantics import OperatorSchema
-from nesyworld.world.spec import ActionSpec, WorldSpec
-from nesyworld.world.state import DIRECTIONS
+from nesyworld.world.simulation.catalog import TypeCatalog
+from nesyworld.world.simulation.state import DIRECTIONS
+from nesyworld.world.spec.model import ActionSpec, WorldSpec
 
 if TYPE_CHECKING:
-    from nesyworld.world.world import World
+    from nesyworld.world.simulation.world import World
 
 _STEPS: tuple[tuple[int, int], ...] = tuple((int(r), int(c)) for r, c in DIRECTIONS)
 

@@ -9,8 +9,7 @@ import numpy as np
 
 from nesyworld.world.actions.base import Action, MaskContext
 from nesyworld.world.actions.interact import count_changes, net, property_conditions
-from nesyworld.world.registry import ACTIONS
-from nesyworld.world.semantics import (
+from nesyworld.world.actions.schema import (
     FACING,
     INVENTORY,
     Condition,
@@ -18,10 +17,11 @@ from nesyworld.world.semantics import (
     Fact,
     OperatorSchema,
 )
-from nesyworld.world.spec import RecipeSpec, TradeSpec
+from nesyworld.world.registry import ACTIONS
+from nesyworld.world.spec.model import RecipeSpec, TradeSpec
 
 if TYPE_CHECKING:
-    from nesyworld.world.world import World
+    from nesyworld.world.simulation.world import World
 
 
 class _Exchange(Action):

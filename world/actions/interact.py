@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nesyworld.world.actions.base import Action, MaskContext
-from nesyworld.world.registry import ACTIONS
-from nesyworld.world.semantics import (
+from nesyworld.world.actions.schema import (
     FACING,
     HOLDING,
     INVENTORY,
@@ -22,10 +21,11 @@ from nesyworld.world.semantics import (
     OperatorSchema,
     SetFact,
 )
-from nesyworld.world.spec import InteractionRule
+from nesyworld.world.registry import ACTIONS
+from nesyworld.world.spec.model import InteractionRule
 
 if TYPE_CHECKING:
-    from nesyworld.world.world import World
+    from nesyworld.world.simulation.world import World
 
 
 def property_conditions(type_name: str, values: dict[str, Any] | Any) -> list[Condition]:

@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from nesyworld.world.actions.base import Action, MaskContext
 from nesyworld.world.actions.movement import ROOT_TYPE
-from nesyworld.world.registry import ACTIONS
-from nesyworld.world.semantics import (
+from nesyworld.world.actions.schema import (
     AIR,
     FACING,
     HOLDING,
@@ -22,9 +21,10 @@ from nesyworld.world.semantics import (
     Param,
     SetFact,
 )
+from nesyworld.world.registry import ACTIONS
 
 if TYPE_CHECKING:
-    from nesyworld.world.world import World
+    from nesyworld.world.simulation.world import World
 
 
 @ACTIONS.register("select")

@@ -8,7 +8,7 @@ from nesyworld.world.actions.base import Action
 from nesyworld.world.registry import ACTIONS
 
 if TYPE_CHECKING:
-    from nesyworld.world.world import World
+    from nesyworld.world.simulation.world import World
 
 
 @ACTIONS.register("nop")

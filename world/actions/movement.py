@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from nesyworld.world.actions.base import Action, MaskContext
-from nesyworld.world.registry import ACTIONS
-from nesyworld.world.semantics import (
+from nesyworld.world.actions.schema import (
     FACING,
     REFUSAL_NOTE,
     WORLD,
@@ -21,10 +20,11 @@ from nesyworld.world.semantics import (
     Param,
     SetFact,
 )
-from nesyworld.world.state import DIRECTIONS
+from nesyworld.world.registry import ACTIONS
+from nesyworld.world.simulation.state import DIRECTIONS
 
 if TYPE_CHECKING:
-    from nesyworld.world.world import World
+    from nesyworld.world.simulation.world import World
 
 ROOT_TYPE = "physobj"
 RELATIVE = {"forward": 0, "right": 1, "backward": 2, "left": 3}
@@ -177,8 +177,8 @@ class Approach(Action):
     ) -> list[bool]:
         """Types touching the agent's connected region (blocks around it, floor types in it)
         and other agents in or next to it; agents count as floor here, so the regions are
-        kept per static map version (`_regions`). The last answer for each agent is kept too:
-        it stands while no agent moved, and its region while the agent stays in it."""
+        kept per static map version (`passable_regions`). The last answer for each agent is
+        kept too: it stands while no agent moved, and its region while the agent stays in it."""
         st = world.state
         version, grid, cells = st.static_version, st.grid, st.pos.tobytes()
         memo = self.__dict__.get("_mask_memo")
@@ -198,7 +198,7 @@ class Approach(Action):
         if last is not None and last[4].cells >> here & 1:
             region, near, slots = last[4], last[5], last[6]
         else:
-            region = _regions(world).of(here)
+            region = passable_regions(world).of(here)
             near = region.touching[np.asarray(args, dtype=np.intp)].tolist()
             slots: dict[int, list[int]] = {}  # type id -> where it is in args
             for j, t in enumerate(args):
@@ -289,7 +289,7 @@ def _cell_states(passable: np.ndarray) -> list[int]:
 def _ground_cells(world: World) -> list[int]:
     """`_cell_states` of the map with each agent's cell as the floor it stands on. Moving
     agents leave that as it is, so it is cached on the world by the static map version, like
-    `_regions`; `_plan` puts the agents back in."""
+    `passable_regions`; `_plan` puts the agents back in."""
     st = world.state
     cache = getattr(world, "_ground_cache", None)
     if cache is not None and cache[0] == st.static_version and cache[1] is st.grid:
@@ -353,7 +353,7 @@ class _Region:
 class _Regions:
     """The walkable regions of one static map, each found when first asked for, by a flood
     fill on bit sets (a whole breadth-first layer per step). Agents moving leave them as
-    they are, so `_regions` caches them on the world by the static map version."""
+    they are, so `passable_regions` caches them on the world by the static map version."""
 
     walk: int  # bit set of walkable cells, agents' cells included
     ground: np.ndarray  # type id of each cell, flat, the floor under agents
@@ -389,7 +389,7 @@ class _Regions:
         return region
 
 
-def _regions(world: World) -> _Regions:
+def passable_regions(world: World) -> _Regions:
     """The walkable regions of the map (agents' cells count as walkable), cached on the
     world by the static map version."""
     st = world.state

@@ -23,9 +23,9 @@ from nesyworld.world.batch.state import BatchState, reset_worlds
 from nesyworld.world.batch.tables import NotCompilable, compile_world, kernel_tables
 from nesyworld.world.kernels.keys import stream_of
 from nesyworld.world.kernels.layout import MAX_LAYOUT_TRIES
-from nesyworld.world.spec import WorldSpec
-from nesyworld.world.state import WorldState
-from nesyworld.world.world import World
+from nesyworld.world.simulation.state import WorldState
+from nesyworld.world.simulation.world import World
+from nesyworld.world.spec.model import WorldSpec
 
 Seeds = int | Sequence[int | None] | None
 
@@ -173,7 +173,7 @@ class BatchWorld:
         if self.engine == "worlds":
             builders = self._builders.get((cap, max_range))
             if builders is None:
-                from nesyworld.world.envs.observations import (
+                from nesyworld.world.observations.builder import (
                     ObservationBuilder,
                     ObservationConfig,
                 )

@@ -59,7 +59,7 @@ from nesyworld.world.batch.tables import (
     WHEN_VAL,
 )
 from nesyworld.world.batch.views import state_views, table_views
-from nesyworld.world.controllers import (
+from nesyworld.world.entities.controllers import (
     DRAW_BREAK,
     DRAW_MOVE,
     DRAW_ROTATE,

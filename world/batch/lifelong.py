@@ -3,7 +3,7 @@
 `compile_world` refuses lifelong specs (no kernel draws random regrowth, waits for a taken
 cell, or reads a reward schedule), so `BatchWorld` steps them as N ordinary worlds; this
 turns that engine's episodic rewards and flags into the lifelong ones, exactly as
-`nesyworld.world.envs.lifelong_rewards` does for one env.
+`nesyworld.world.lifelong.rewards` does for one env.
 """
 
 from __future__ import annotations

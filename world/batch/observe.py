@@ -14,7 +14,7 @@ import numpy as np
 
 from nesyworld.world.batch.views import state_views
 from nesyworld.world.kernels.jit import njit, unmanaged
-from nesyworld.world.observations.lidar import _beam_table
+from nesyworld.world.observations.lidar import beam_table
 
 N_BEAMS = 8
 
@@ -23,7 +23,7 @@ N_BEAMS = 8
 def beam_arrays(h: int, w: int, max_range: int | None) -> tuple[np.ndarray, ...]:
     """`observations.lidar`'s beam table as the kernels take it: (cells, dists, ego,
     offsets), all C-contiguous arrays (the table keeps its offsets as a tuple)."""
-    cells, dists, ego, offsets = _beam_table(h, w, max_range)
+    cells, dists, ego, offsets = beam_table(h, w, max_range)
     return tuple(np.ascontiguousarray(a) for a in (cells, dists, ego,
                                                    np.asarray(offsets, np.int64)))
 

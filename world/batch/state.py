@@ -18,8 +18,8 @@ from nesyworld.world.batch.tables import A_SELECTED, DEFAULT_HAS, DEFAULT_VAL, C
 from nesyworld.world.batch.views import state_views
 from nesyworld.world.kernels.jit import njit, unmanaged
 from nesyworld.world.kernels.keys import episode_key
-from nesyworld.world.kernels.layout import _layout
-from nesyworld.world.state import Scheduled, WorldState
+from nesyworld.world.kernels.layout import layout_kernel
+from nesyworld.world.simulation.state import Scheduled, WorldState
 
 
 @dataclass
@@ -126,7 +126,7 @@ def reset_worlds(S: tuple, K: tuple, R: tuple, envs: np.ndarray, stream: np.ndar
     for i in range(envs.shape[0]):
         n = envs[i]
         key = episode_key(stream[n], resets[n])
-        code, which = _layout(L[0], L[1], L[2], L[3], L[4], L[5], L[6], L[7], L[8], L[9],
+        code, which = layout_kernel(L[0], L[1], L[2], L[3], L[4], L[5], L[6], L[7], L[8], L[9],
                               L[10], L[11], L[12], L[13], key, h, w, tries, grid[n], pos[n],
                               under[n], facing[n])
         status[i] = code * 65536 + which

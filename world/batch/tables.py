@@ -18,12 +18,12 @@ from nesyworld.world.actions.interact import Break, Collect, Use
 from nesyworld.world.actions.items import Deselect, Place, Select
 from nesyworld.world.actions.meta import GiveUp, Nop
 from nesyworld.world.actions.movement import Approach, Move, Rotate
-from nesyworld.world.controllers import ROTATE_PROB, RandomWalk, Rival, Stationary
+from nesyworld.world.entities.controllers import ROTATE_PROB, RandomWalk, Rival, Stationary
 from nesyworld.world.kernels.layout import LayoutPlan
-from nesyworld.world.spec import InteractionRule
+from nesyworld.world.spec.model import InteractionRule
 
 if TYPE_CHECKING:
-    from nesyworld.world.world import World
+    from nesyworld.world.simulation.world import World
 
 # action kinds (act_table[..., KIND])
 (NOP, GIVE_UP, MOVE, ROTATE, APPROACH, BREAK, COLLECT, USE, CRAFT, SELECT, DESELECT,

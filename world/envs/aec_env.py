@@ -13,18 +13,18 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import AgentSelector
+from pettingzoo.utils import AgentSelector, wrappers
 
-from nesyworld.world.envs.observations import (
+from nesyworld.world.envs.team_rewards import TeamRewards
+from nesyworld.world.observations import render_ascii, render_rgb
+from nesyworld.world.observations.builder import (
     ObservationBuilder,
     ObservationConfig,
     agent_poses,
     palette,
 )
-from nesyworld.world.envs.team_rewards import TeamRewards
-from nesyworld.world.observations import render_ascii, render_rgb
-from nesyworld.world.spec import WorldSpec
-from nesyworld.world.world import World
+from nesyworld.world.simulation.world import World
+from nesyworld.world.spec.model import WorldSpec
 
 
 class NesyGridAEC(AECEnv[str, Any, int | None]):
@@ -200,3 +200,14 @@ class NesyGridAEC(AECEnv[str, Any, int | None]):
 
     def close(self) -> None:
         pass
+
+
+def make_aec(
+    spec: WorldSpec | str | Path = "pogostick", *, wrap: bool = True, **kwargs: Any
+) -> Any:
+    """The multi-agent env of a spec; `wrap` adds PettingZoo's usual safety wrappers
+    (out-of-bounds actions and call order are asserted), as a PettingZoo ``env()`` does."""
+    env: Any = NesyGridAEC(spec, **kwargs)
+    if wrap:
+        env = wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(env))
+    return env

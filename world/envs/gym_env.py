@@ -10,16 +10,16 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.core import ObsType
 
-from nesyworld.world.envs.lifelong_rewards import LifelongRewards
-from nesyworld.world.envs.observations import (
+from nesyworld.world.lifelong.rewards import LifelongRewards
+from nesyworld.world.observations import render_ascii, render_rgb
+from nesyworld.world.observations.builder import (
     ObservationBuilder,
     ObservationConfig,
     agent_poses,
     palette,
 )
-from nesyworld.world.observations import render_ascii, render_rgb
-from nesyworld.world.spec import WorldSpec
-from nesyworld.world.world import World
+from nesyworld.world.simulation.world import World
+from nesyworld.world.spec.model import WorldSpec
 
 
 class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):

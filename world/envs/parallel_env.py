@@ -15,8 +15,8 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from nesyworld.world.envs.aec_env import NesyGridAEC
-from nesyworld.world.envs.observations import ObservationConfig
-from nesyworld.world.spec import WorldSpec
+from nesyworld.world.observations.builder import ObservationConfig
+from nesyworld.world.spec.model import WorldSpec
 
 
 class NesyGridParallel(ParallelEnv[str, Any, int]):

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nesyworld.world.spec_teams import MultiAgentSpec
-from nesyworld.world.world import World
+from nesyworld.world.simulation.world import World
+from nesyworld.world.spec.teams import MultiAgentSpec
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,8 @@ from gymnasium.vector.utils import batch_space
 
 from nesyworld.world.batch.advance import StepBuffers
 from nesyworld.world.batch.core import BatchWorld
-from nesyworld.world.envs.observations import ObservationBuilder, ObservationConfig
-from nesyworld.world.spec import WorldSpec
+from nesyworld.world.observations.builder import ObservationBuilder, ObservationConfig
+from nesyworld.world.spec.model import WorldSpec
 
 INFO_KEYS = ("action_mask", "ok", "cost", "step", "success")
 

@@ -22,7 +22,7 @@ from typing import Any
 _WORLD = Path(__file__).resolve().parent.parent
 KERNEL_SOURCES: tuple[Path, ...] = tuple(sorted(
     [*(_WORLD / "kernels").glob("*.py"), *(_WORLD / "batch").glob("*.py"),
-     _WORLD / "controllers.py"]))
+     _WORLD / "entities" / "controllers.py"]))
 """The modules kernels are compiled from or read constants of."""
 
 

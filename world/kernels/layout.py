@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nesyworld.world.catalog import TypeCatalog
 from nesyworld.world.errors import SpecError
 from nesyworld.world.kernels.jit import njit
 from nesyworld.world.kernels.keys import TAG_AGENT_CELL, TAG_AGENT_FACING, TAG_PLACE, mix, mix3
-from nesyworld.world.spec import WorldSpec
+from nesyworld.world.simulation.catalog import TypeCatalog
+from nesyworld.world.spec.model import WorldSpec
 
 MAX_LAYOUT_TRIES = 200
 
@@ -54,8 +54,8 @@ class LayoutPlan:
 
     @classmethod
     def of(cls, spec: WorldSpec, types: TypeCatalog, agent_names: tuple[str, ...]) -> LayoutPlan:
-        # (world/layout.py imports this module)
-        from nesyworld.world.layout import fixed_grid, placement_area
+        # (world/simulation/layout.py imports this module)
+        from nesyworld.world.simulation.layout import fixed_grid, placement_area
 
         m, (h, w) = spec.map, spec.map.size
         base = fixed_grid(spec, types)
@@ -84,14 +84,14 @@ class LayoutPlan:
                                   np.int32),
             passable=passable,
             randomised=randomised,
-            regions=_count_regions(passable[base.ravel()], nbrs) if randomised else 0,
+            regions=count_regions(passable[base.ravel()], nbrs) if randomised else 0,
             neighbours=nbrs,
             names=(tuple(p.type for p in placements), tuple(agent_names)),
             generated=(spec, types, tuple(agent_names)) if m.generate is not None else None,
         )
 
     def kernel_args(self) -> tuple:  # type: ignore[type-arg]
-        """The plan as `_layout`'s first 14 arguments, in its order."""
+        """The plan as `layout_kernel`'s first 14 arguments, in its order."""
         return (self.base, self.place_type, self.place_count, self.place_where,
                 self.fence_target, self.fence_type, self.agent_cell, self.agent_where,
                 self.agent_type, self.agent_facing, self.passable, self.randomised,
@@ -101,10 +101,10 @@ class LayoutPlan:
                    facing: np.ndarray, spec_name: str = "") -> None:
         """Fill a flat grid and the agents' arrays for an episode key, or raise SpecError."""
         if self.generated is not None:
-            from nesyworld.world.generation import realized_plan
+            from nesyworld.world.simulation.procedural import realized_plan
             realized_plan(self, key).build_into(key, grid, pos, under, facing, spec_name)
             return
-        status, which = _layout(*self.kernel_args(), key, self.shape[0], self.shape[1],
+        status, which = layout_kernel(*self.kernel_args(), key, self.shape[0], self.shape[1],
                                 MAX_LAYOUT_TRIES, grid, pos, under, facing)
         if status != OK:
             raise self._error(status, which, spec_name)
@@ -137,7 +137,7 @@ def neighbour_table(h: int, w: int) -> np.ndarray:
 
 
 @njit
-def _count_regions(walk: np.ndarray, nbrs: np.ndarray) -> int:
+def count_regions(walk: np.ndarray, nbrs: np.ndarray) -> int:
     """4-connected regions of the walkable cells (flat bool array), by flood fill."""
     n_cells = walk.shape[0]
     seen = np.zeros(n_cells, np.bool_)
@@ -203,7 +203,7 @@ def _lowest(grid: np.ndarray, where: np.ndarray, salt: int, k: int, ranks: np.nd
 
 
 @njit
-def _layout(base: np.ndarray, place_type: np.ndarray, place_count: np.ndarray,
+def layout_kernel(base: np.ndarray, place_type: np.ndarray, place_count: np.ndarray,
             place_where: np.ndarray, fence_target: np.ndarray, fence_type: np.ndarray,
             agent_cell: np.ndarray, agent_where: np.ndarray, agent_type: np.ndarray,
             agent_facing: np.ndarray, passable: np.ndarray, randomised: bool, regions: int,
@@ -269,4 +269,4 @@ def _sound(grid: np.ndarray, base: np.ndarray, passable: np.ndarray, fenced: np.
                 break
         if not open_side:
             return False
-    return _count_regions(walk, nbrs) == regions
+    return count_regions(walk, nbrs) == regions

@@ -1,19 +1,35 @@
-"""Pure-numpy observations and renderings of a gridworld state.
+"""Observations, all in one place: the pure-numpy views and renderings of a gridworld state
+(LiDAR, local view, ASCII, RGB, scent), the builder that turns a world into an env's
+observation space and values, and observation noise.
 
-Everything here works on the plain state layout (an integer type grid plus agent poses) and
-imports nothing from the simulator, so envs, learners and notebooks can share it freely.
+The views work on the plain state layout (an integer type grid plus agent poses) and import
+nothing from the simulator, so envs, learners and notebooks can share them freely.
 """
 
-from .ascii_view import FACING_ARROWS, render_ascii
-from .lidar import BEAM_DIRECTIONS, N_BEAMS, lidar, lidar_space_bounds
-from .local_view import local_view
-from .rgb_view import NAMED_COLORS, default_palette, render_rgb
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from nesyworld.world.observations.ascii_view import FACING_ARROWS, render_ascii
+from nesyworld.world.observations.lidar import BEAM_DIRECTIONS, N_BEAMS, lidar, lidar_space_bounds
+from nesyworld.world.observations.local_view import local_view
+from nesyworld.world.observations.rgb_view import NAMED_COLORS, default_palette, render_rgb
+
+if TYPE_CHECKING:
+    from nesyworld.world.observations.builder import ObservationBuilder, ObservationConfig
+
+# The env-facing builder reads the batched core's LiDAR tables, so it loads on first use and
+# the pure views above stay free of the simulator.
+_LAZY = {"ObservationBuilder": "builder", "ObservationConfig": "builder"}
 
 __all__ = [
     "BEAM_DIRECTIONS",
     "FACING_ARROWS",
     "NAMED_COLORS",
     "N_BEAMS",
+    "ObservationBuilder",
+    "ObservationConfig",
     "default_palette",
     "lidar",
     "lidar_space_bounds",
@@ -21,3 +37,9 @@ __all__ = [
     "render_ascii",
     "render_rgb",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)

@@ -36,7 +36,7 @@ BEAM_DIRECTIONS: tuple[tuple[int, int], ...] = (
 
 
 @functools.lru_cache(maxsize=32)
-def _beam_table(
+def beam_table(
     height: int, width: int, max_range: int | None
 ) -> tuple[NDArray[np.intp], NDArray[np.float32], NDArray[np.intp], tuple[int, ...]]:
     """Precompute, for every cell, the cells all 8 beams pass through.
@@ -104,7 +104,7 @@ def lidar_into(
     """`lidar` written into `out` (float32, length ``n_types * 8``, possibly a slice of a
     bigger observation buffer), so an env can fill its observation without temporaries."""
     height, width = grid.shape
-    cells, dists, ego_beam, offsets = _beam_table(height, width, max_range)
+    cells, dists, ego_beam, offsets = beam_table(height, width, max_range)
     p = int(pos[0]) * width + int(pos[1])
     lo, hi = offsets[p], offsets[p + 1]
     _reduce(out, grid.ravel()[cells[lo:hi]], ego_beam[facing & 3, lo:hi], dists[lo:hi])
@@ -120,13 +120,13 @@ class LidarReader:
         self.out = out
         self.max_range = max_range
         self._shape: tuple[int, ...] = ()
-        self._table: tuple[Any, ...] = ()  # `_beam_table` of that grid shape
+        self._table: tuple[Any, ...] = ()  # `beam_table` of that grid shape
         self._read: tuple[Any, ...] | None = None  # what `out` was made from
 
     def read(self, grid: NDArray[np.integer], pos: tuple[int, int], facing: int) -> None:
         if grid.shape != self._shape:
             self._shape, self._read = grid.shape, None
-            self._table = _beam_table(*grid.shape, self.max_range)
+            self._table = beam_table(*grid.shape, self.max_range)
         cells, dists, ego_beam, offsets = self._table
         p = int(pos[0]) * grid.shape[1] + int(pos[1])
         lo, hi = offsets[p], offsets[p + 1]

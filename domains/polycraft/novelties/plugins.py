@@ -20,8 +20,7 @@ from nesyworld.world.actions.base import MaskContext
 from nesyworld.world.actions.crafting import Trade
 from nesyworld.world.actions.interact import Break
 from nesyworld.world.actions.items import Place
-from nesyworld.world.registry import ACTIONS
-from nesyworld.world.semantics import (
+from nesyworld.world.actions.schema import (
     INVENTORY,
     NO_EFFECT_NOTE,
     REFUSAL_NOTE,
@@ -29,9 +28,10 @@ from nesyworld.world.semantics import (
     Fact,
     OperatorSchema,
 )
+from nesyworld.world.registry import ACTIONS
 
 if TYPE_CHECKING:
-    from nesyworld.world.world import World
+    from nesyworld.world.simulation.world import World
 
 
 def _chance(world: World, *key: object) -> float:

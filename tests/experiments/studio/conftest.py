@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from nesyworld.hybrid import HybridAgent, PlanningAgent, RecoverySettings, run_episode
-from nesyworld.hybrid.recording import EpisodeRecorder
+from nesyworld.hybrid import HybridAgent, PlanningAgent, RecoveryConfig, run_episode
+from nesyworld.hybrid.recording.writer import EpisodeRecorder
 from nesyworld.learning import TrainConfig
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
@@ -22,7 +22,7 @@ def record(path: Path, hybrid: bool) -> None:
     recorder = EpisodeRecorder(NoveltyInjector(NesyGridEnv("pogostick"), ["axe"]), path,
                                novelties=["axe"])
     kb = KnowledgeBase.from_world("pogostick")
-    agent = (HybridAgent(recorder, kb, None, RecoverySettings.rapidlearn_plus(
+    agent = (HybridAgent(recorder, kb, None, RecoveryConfig.rapidlearn_plus(
                  train=TINY, rollouts=4, extra_maps=2), novelty="axe")
              if hybrid else PlanningAgent(recorder, kb))
     recorder.agent = agent

@@ -96,7 +96,7 @@ def test_the_command_serves_on_loopback(recordings: Path, tmp_path: Path) -> Non
     import sys
     import urllib.request
 
-    proc = subprocess.Popen([sys.executable, "-m", "nesyworld.experiments.cli", "studio",
+    proc = subprocess.Popen([sys.executable, "-m", "nesyworld.experiments.cli.main", "studio",
                              str(recordings), "--port", "0", "--no-browser", "--levels",
                              str(tmp_path)], stdout=subprocess.PIPE, text=True)
     try:

@@ -1,5 +1,5 @@
 ; NovelGym pre-novelty domain, transcribed from Appendix G.1 of the NovelGym paper
-; (/work/shared/reference/novelgym-paper.txt).  The PDF extraction wrapped long lines ("->")
+; (Goel et al., AAMAS 2024).  The PDF extraction wrapped long lines ("->")
 ; and dropped some closing parentheses; those were repaired, nothing else was changed.
 ; Unlike the generated pogostick_domain.pddl it has no trade_block_of_titanium_1,
 ; collect_from_safe or collect_from_chest action.

@@ -1,0 +1,124 @@
+"""`nesyworld experiment`: run an experiment config's grid of runs, resumably."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+
+def add_commands(sub: Any) -> None:
+    from nesyworld.experiments.protocol.config import shipped_configs
+
+    p = sub.add_parser(
+        "experiment", help="run an experiment's agents x novelties x seeds, resumably",
+        description="Run every (agent, novelty, seed) run of an experiment config. Each run is "
+        "recorded in the results file as it finishes; run the same command again to resume "
+        "a sweep that was stopped (runs that failed are retried).")
+    p.add_argument("config", help="an experiment config file, or a shipped config: "
+                   + ", ".join(shipped_configs()))
+    p.add_argument("--out", type=Path, metavar="FILE",
+                   help="the JSON-lines results file (default results/<name>.jsonl)")
+    p.add_argument("--backend", choices=["local", "ray"],
+                   help="local: a process pool on this machine; ray: Ray tasks (needs "
+                        "pip install nesyworld[ray]); default: the config's backend")
+    p.add_argument("--address", metavar="ADDR",
+                   help="Ray cluster address (implies --backend ray; default: start a local "
+                        "Ray)")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="runs at a time (default: the config's, else one per CPU)")
+    p.add_argument("--seeds", type=int, metavar="N",
+                   help="run seeds 0..N-1 instead of the config's (a quicker first look)")
+    p.add_argument("--run-fn", default=None, metavar="MODULE:FUNCTION",
+                   help=argparse.SUPPRESS)  # for tests and alternative protocols
+    p.add_argument("--json", action="store_true",
+                   help="print the summary as one JSON object, without the progress display")
+    p.set_defaults(handler=cmd_experiment)
+
+    r = sub.add_parser(
+        "report", help="table 2, per-run metrics CSV and figure 4 plots from a results file",
+        description="Compute the NovelGym metrics of every run in a results file and print "
+        "the paper's table 2 layout (mean ± std over seeds) beside the paper's own figures; "
+        "write metrics.csv, report.md and one figure4_<novelty>.png per novelty.")
+    r.add_argument("results", type=Path, help="a JSON-lines results file of `experiment`")
+    r.add_argument("--out", type=Path, metavar="DIR",
+                   help="where to write the CSV, markdown and PNGs (default: beside the "
+                        "results, in <results stem>_report/)")
+    r.add_argument("--json", action="store_true",
+                   help="print the table rows as JSON instead of tables")
+    r.set_defaults(handler=cmd_report)
+
+
+def cmd_experiment(args: argparse.Namespace) -> int:
+    """Exit status 0 when every run is ok, 1 when some failed (their records hold the
+    traceback), 2 when the sweep could not run."""
+    from nesyworld.experiments.protocol.config import load_experiment
+    from nesyworld.experiments.protocol.sweep import DEFAULT_RUN_FN, RunnerError, run_experiment
+
+    config = load_experiment(args.config)
+    if args.workers is not None:
+        if args.workers < 1:
+            raise SystemExit("error: --workers must be at least 1")
+        config = dataclasses.replace(config, workers=args.workers)
+    if args.seeds is not None:
+        if args.seeds < 1:
+            raise SystemExit("error: --seeds must be at least 1")
+        config = dataclasses.replace(config, seeds=tuple(range(args.seeds)))
+    backend = args.backend or ("ray" if args.address else config.backend)
+    if args.address and backend != "ray":
+        raise SystemExit("error: --address is for --backend ray")
+    out = args.out or Path("results") / f"{config.name}.jsonl"
+    try:
+        records = run_experiment(config, out, run_fn=args.run_fn or DEFAULT_RUN_FN,
+                                 backend=backend, address=args.address,
+                                 progress=not args.json)
+    except RunnerError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    errors = [r["key"] for r in records if r.get("status") != "ok"]
+    summary = {"experiment": config.name, "out": str(out), "runs": len(records),
+               "ok": len(records) - len(errors), "error": len(errors), "errors": errors}
+    if args.json:
+        sys.stdout.write(json.dumps(summary, indent=1) + "\n")
+    else:
+        console = Console()
+        console.print(f"{config.name}: {summary['ok']} of {summary['runs']} runs ok, "
+                      f"{summary['error']} with errors; records in {out}", highlight=False)
+        if errors:
+            console.print("failed (rerun the command to retry them): " + ", ".join(errors),
+                          highlight=False)
+    return 1 if errors else 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from nesyworld.experiments.protocol.paper_table2 import comparison_table, paper_comparison
+    from nesyworld.experiments.protocol.report import (
+        print_table2,
+        read_records,
+        table2_rows,
+        write_report,
+    )
+
+    if not args.results.exists():
+        raise SystemExit(f"error: {args.results}: no such results file")
+    records = read_records(args.results)
+    out = args.out or args.results.with_name(f"{args.results.stem}_report")
+    paths = write_report(records, out)
+    rows = table2_rows(records)
+    if args.json:
+        sys.stdout.write(json.dumps({"rows": [dataclasses.asdict(r) for r in rows],
+                                     "files": {k: str(v) for k, v in paths.items()}},
+                                    indent=1, default=str) + "\n")
+        return 0
+    console = Console()
+    print_table2(rows, console)
+    comparisons = paper_comparison(rows)
+    if comparisons:
+        console.print(comparison_table(comparisons))
+    console.print(f"wrote {', '.join(str(p) for p in paths.values())}", highlight=False)
+    return 0

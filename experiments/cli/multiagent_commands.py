@@ -1,0 +1,59 @@
+"""`nesyworld multiagent SPEC`: train one policy per learning agent and report the table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from rich.console import Console
+
+from nesyworld.world.spec.loader import load_spec
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser(
+        "multiagent",
+        help="train every learning agent of a multi-agent spec (PPO each) and report returns "
+             "and team success or win rates",
+    )
+    p.add_argument("spec", help="a spec with a multiagent: section (e.g. coop_pogostick)")
+    p.add_argument("--steps", type=int, default=6_000,
+                   help="training env steps shared by all learners (default 6000)")
+    p.add_argument("--rounds", type=int, default=2,
+                   help="alternating training rounds (each learner trains once a round)")
+    p.add_argument("--episodes", type=int, default=20, help="evaluation episodes")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    p.set_defaults(handler=cmd_multiagent)
+
+
+def cmd_multiagent(args: argparse.Namespace) -> int:
+    from nesyworld.experiments.multiagent.run import (
+        MultiAgentTrainConfig,
+        render_table,
+        train_multiagent,
+    )
+
+    spec = load_spec(args.spec)  # a bad spec fails here, located, before any training
+    if spec.multiagent is None:
+        print(f"error: {spec.source}: the spec has no multiagent: section; expected "
+              "multiagent: {mode: cooperative|competitive, learners: [...]}")
+        return 2
+    for flag in ("steps", "rounds", "episodes"):
+        if getattr(args, flag) <= 0:
+            print(f"error: --{flag} must be a positive integer, got {getattr(args, flag)}")
+            return 2
+    console = Console(stderr=args.json)
+    config = MultiAgentTrainConfig(steps=args.steps, rounds=args.rounds,
+                              eval_episodes=args.episodes, seed=args.seed)
+
+    def progress(rnd: int, learner: str, steps: int) -> None:
+        console.print(f"round {rnd + 1}/{config.rounds}: training {learner} for {steps} steps")
+
+    result = train_multiagent(spec, config, on_phase=progress)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        console.print(render_table(result))
+    return 0

@@ -1,0 +1,224 @@
+"""`nesyworld run`: an agent on a world (optionally after novelties), episode by episode."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+HYBRID = ("rapidlearn+", "rapidlearn")
+AGENTS = ("planning", *HYBRID, "scripted", "random")
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser("run", help="run an agent for some episodes and summarise")
+    p.add_argument("spec", help="a spec file or a shipped spec name")
+    p.add_argument("--agent", choices=AGENTS, default="planning",
+                   help="planning: plan, execute, monitor (default); rapidlearn+ / "
+                        "rapidlearn: the hybrid agent, which learns an operator (PPO+ICM / "
+                        "PPO) when one fails, then is evaluated frozen; scripted: the .plan "
+                        "shipped beside the spec; random: uniformly random legal actions")
+    p.add_argument("--novelty", action="append", default=[], metavar="NOVELTY",
+                   help="inject this novelty (a shipped name or a file; repeatable); the "
+                        "agent's knowledge stays pre-novelty")
+    p.add_argument("--mode", choices=["macro", "primitive"], default="macro",
+                   help="planning agent: one-step macro actions, or skills of primitive moves")
+    p.add_argument("--planner", default="fast-downward")
+    p.add_argument("--episodes", type=int, default=None,
+                   help="episodes to run (default 1); for a hybrid agent, the frozen "
+                        "evaluation episodes after adaptation (default 20)")
+    p.add_argument("--adapt-episodes", type=int, default=60, metavar="N",
+                   help="hybrid agent: at most N learning episodes, until 20 in a row succeed "
+                        "without learning anything new")
+    p.add_argument("--budget", type=int, default=None, metavar="STEPS",
+                   help="hybrid agent: training env steps allowed per recovery (default "
+                        "60000)")
+    p.add_argument("--save", metavar="DIR",
+                   help="hybrid agent: save the knowledge base, with the learned operators' "
+                        "policies, to DIR")
+    p.add_argument("--kb", metavar="DIR",
+                   help="hybrid agent: start from a knowledge base saved with --save")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--render", action="store_true", help="draw the map after every episode")
+    p.add_argument("--record", metavar="FILE",
+                   help="record the first episode (frames, plans, failures, learning) for "
+                        "`nesyworld studio`; `nesyworld replay` re-checks it when no novelty "
+                        "changed the world")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.set_defaults(handler=cmd_run)
+
+
+def make_agent(args: argparse.Namespace, env: Any, verbose: bool) -> Any:
+    from nesyworld.hybrid import PlanningAgent, PlanningConfig, RandomAgent
+    from nesyworld.hybrid.agents.planning_agent import ScriptedAgent
+
+    if args.agent == "random":
+        return RandomAgent(env, seed=args.seed)
+    if args.agent == "scripted":
+        from nesyworld.domains import scripted_solution
+
+        script = scripted_solution(args.spec) or scripted_solution(env.unwrapped.world.spec.name)
+        if script is None:
+            raise SystemExit(f"error: no scripted solution (.plan) ships with '{args.spec}'")
+        return ScriptedAgent(env, script)
+    from nesyworld.symbolic.knowledge_base import KnowledgeBase
+
+    kb = KnowledgeBase.from_world(args.spec)  # the agent's knowledge: the pre-novelty world
+
+    def show(event: Any) -> None:
+        style = {"failure": "red", "novelty": "yellow", "give_up": "red", "drift": "yellow",
+                 "plan": "cyan"}.get(event.kind, "")
+        text = f"[{style}]{event.text}[/{style}]" if style else event.text
+        console.print(f"{event.step:4d}  {event.kind:8s} {text}")
+        if event.kind == "plan":
+            console.print("        " + " -> ".join(event.data["plan"]))
+
+    config = PlanningConfig(planner=args.planner, mode=args.mode)
+    if args.agent in HYBRID:
+        from dataclasses import replace
+
+        from nesyworld.hybrid import HybridAgent, RecoveryConfig
+
+        settings = (RecoveryConfig.rapidlearn() if args.agent == "rapidlearn"
+                    else RecoveryConfig.rapidlearn_plus())
+        if args.budget is not None:
+            settings = replace(settings, train=replace(settings.train, step_budget=args.budget))
+        agent = HybridAgent(env, kb, config, settings, novelty=",".join(args.novelty),
+                            on_event=show_hybrid if verbose else None)
+        if args.kb:
+            agent.load(args.kb)
+        return agent
+    return PlanningAgent(env, kb, config, on_event=show if verbose else None)
+
+
+def show_hybrid(event: Any) -> None:
+    """What a user watches a hybrid agent do: plans, failures, learning, the new operator."""
+    if event.kind == "learning":
+        console.print(f"        [dim]{event.text}[/dim]")
+        return
+    style = {"failure": "red", "novelty": "yellow", "give_up": "red", "drift": "yellow",
+             "plan": "cyan", "recovery": "magenta", "learned": "green",
+             "recovery_failed": "red"}.get(event.kind, "")
+    text = f"[{style}]{event.text}[/{style}]" if style else event.text
+    console.print(f"{event.step:4d}  {event.kind:8s} {text}", highlight=False)
+    if event.kind == "plan":
+        console.print("        " + " -> ".join(event.data["plan"]), highlight=False)
+    if event.kind == "learned":
+        console.print(event.data["pddl"], highlight=False, markup=False)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from nesyworld.hybrid import run_episode, summarize
+    from nesyworld.hybrid.recording.writer import EpisodeRecorder
+    from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
+
+    env: Any = NesyGridEnv(args.spec, render_mode="ansi" if args.render else None)
+    if args.novelty:  # on their schedule: before an episode, or at a step mid-episode
+        env = NoveltyInjector(env, args.novelty)
+    recorder = None
+    if args.record:
+        env = recorder = EpisodeRecorder(env, args.record, novelties=args.novelty)
+    if args.agent in HYBRID:
+        return cmd_run_hybrid(args, env, recorder)
+    args.episodes = 1 if args.episodes is None else args.episodes
+    verbose = not args.json and args.episodes == 1
+    agent = make_agent(args, env, verbose)
+    if recorder is not None:
+        recorder.agent = agent
+    results = []
+    for ep in range(args.episodes):
+        results.append(run_episode(env, agent, args.seed + ep))
+        if args.render:
+            print(env.render())
+    planner = getattr(agent, "planner", None)
+    summary = {"spec": env.unwrapped.world.spec.name, "agent": args.agent,
+               "novelties": args.novelty,
+               **summarize(results, planner.seconds if planner else 0.0)}
+    novelties = getattr(agent, "novelties", [])
+    if novelties:
+        summary["novelty_events"] = [{"step": e.step, "what": e.text} for e in novelties]
+    if args.json:
+        sys.stdout.write(json.dumps(summary, indent=1) + "\n")
+        return 0
+    table = Table(title=f"{args.agent} agent on {summary['spec']}"
+                  + (f" + {', '.join(args.novelty)}" if args.novelty else ""))
+    for col in ("episodes", "success rate", "mean steps", "planner s", "wall s", "steps/s"):
+        table.add_column(col)
+    table.add_row(str(summary["episodes"]), f"{summary['success_rate']:.2f}",
+                  f"{summary['mean_steps']:.1f}", f"{summary['planner_seconds']:.2f}",
+                  f"{summary['wall_seconds']:.2f}", f"{summary['steps_per_second'] or 0:.0f}")
+    console.print(table)
+    if summary["failures_by_operator"]:
+        console.print(f"failures by operator: {summary['failures_by_operator']}")
+    return 0
+
+
+def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None) -> int:
+    """Adapt with learning on (shown step by step), then evaluate frozen; summarise. A
+    recording is of the first adaptation episode: the one with the failure and the learning."""
+    from nesyworld.experiments.protocol.adaptation import adapt_and_evaluate
+
+    episodes = 20 if args.episodes is None else args.episodes
+    agent = make_agent(args, env, verbose=not args.json)
+    if recorder is not None:
+        recorder.agent = agent
+    detail = {"all": True}  # every event in the first episode; after it, what matters
+    shown = agent.on_event
+
+    def on_event(event: Any) -> None:
+        if detail["all"] or event.kind in ("failure", "recovery", "learning", "learned",
+                                           "recovery_failed", "novelty"):
+            shown(event)
+
+    def on_episode(k: int, result: Any) -> None:
+        detail["all"] = False
+        if not args.json:
+            console.print(f"[bold]adaptation episode {k + 1}[/bold]: "
+                          f"{'success' if result.success else 'failure'} in {result.steps} "
+                          f"steps, {len(result.failures)} operator failures", highlight=False)
+
+    if shown is not None:
+        agent.on_event = on_event
+
+    def quiet() -> None:
+        agent.on_event = None
+        if not args.json:
+            console.print(f"[bold]evaluating the adapted agent, frozen, on {episodes} "
+                          "episodes[/bold]")
+
+    result = adapt_and_evaluate(env, agent, seed=args.seed, max_episodes=args.adapt_episodes,
+                                eval_episodes=episodes, before_evaluation=quiet,
+                                on_episode=on_episode)
+    if args.save:
+        agent.save(args.save)
+    summary = {"spec": env.unwrapped.world.spec.name, "agent": args.agent,
+               "novelties": args.novelty, **result.summary(),
+               "learned_operators": sorted(agent.learned)}
+    if args.json:
+        sys.stdout.write(json.dumps(summary, indent=1) + "\n")
+        return 0
+    table = Table(title=f"{args.agent} agent on {summary['spec']}"
+                  + (f" + {', '.join(args.novelty)}" if args.novelty else ""))
+    table.add_column("")
+    table.add_column("value", justify="right")
+    rows = [("recoveries (operators learned or fine-tuned)", str(len(result.recoveries))),
+            ("adaptation episodes", f"{len(result.adaptation_episodes)}"
+             + ("" if result.adapted else " (not converged)")),
+            ("adaptation env steps (all, incl. learning)", f"{result.adaptation_steps:,}"),
+            ("  of which learning", f"{result.learning_steps:,}"),
+            ("learning wall seconds",
+             f"{sum(r['wall_seconds'] for r in result.recoveries):.1f}"),
+            ("post-novelty success rate (frozen)",
+             f"{result.post_novelty_success_rate:.2f} of {len(result.evaluation)}"),
+            ("post-novelty mean steps", f"{summary['post_novelty_mean_steps']:.1f}")]
+    for label, value in rows:
+        table.add_row(label, value)
+    console.print(table)
+    if args.save:
+        console.print(f"knowledge base and policies saved to {args.save}")
+    return 0

@@ -1,0 +1,173 @@
+"""Symbolic sub-commands: pddl, plan, parse, graph, check-domain."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser("pddl", help="write the PDDL domain and problem derived from a spec")
+    p.add_argument("spec", help="a spec file or a shipped spec name")
+    p.add_argument("--novelty", action="append", default=[], metavar="NOVELTY",
+                   help="derive the world after this novelty (a shipped name or a file; "
+                        "repeat to compose): the 'oracle' domain")
+    p.add_argument("--classical", action="store_true",
+                   help="the classical compilation (bounded counts) instead of the numeric form")
+    p.add_argument("--seed", type=int, default=0, help="layout seed for the initial state")
+    p.add_argument("--out", metavar="DIR", help="write domain.pddl and problem.pddl to DIR")
+    p.set_defaults(handler=cmd_pddl)
+
+    p = sub.add_parser("plan", help="plan a spec's task with a registered planner")
+    p.add_argument("spec")
+    p.add_argument("--planner", default="fast-downward",
+                   help="fast-downward (default), fast-downward-sat, enhsp, enhsp-sat, "
+                        "pyperplan (STRIPS only, for teaching)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--timeout", type=float, default=30.0)
+    p.add_argument("--novelty", action="append", default=[], metavar="NOVELTY",
+                   help="plan in the world after this novelty (repeatable)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=cmd_plan)
+
+
+    p = sub.add_parser("parse", help="check PDDL files and summarise them (errors give "
+                       "file:line:column)")
+    p.add_argument("domain", help="a PDDL domain file")
+    p.add_argument("problem", nargs="?", help="a PDDL problem file")
+    p.add_argument("--plan", help="also read a plan file and validate it")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=cmd_parse)
+
+    p = sub.add_parser("graph", help="draw a spec's recipe graph to a PNG")
+    p.add_argument("spec")
+    p.add_argument("--out", default="recipes.png", help="PNG path (default recipes.png)")
+    p.set_defaults(handler=cmd_graph)
+
+    p = sub.add_parser("check-domain", help="compare every derived operator with the simulator")
+    p.add_argument("spec")
+    p.add_argument("--samples", type=int, default=20)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=cmd_check_domain)
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    import warnings
+
+    from nesyworld.symbolic.pddl.reader import PDDLError, read_pddl, read_plan, summarize
+
+    domain_text = Path(args.domain).read_text()
+    problem_text = Path(args.problem).read_text() if args.problem else None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            problem = read_pddl(domain_text, problem_text, args.domain, args.problem or
+                                "<problem>", numeric_default=0)
+            validity = None
+            if args.plan:
+                from unified_planning.shortcuts import PlanValidator
+
+                plan = read_plan(Path(args.plan).read_text(), problem, args.plan)
+                with PlanValidator(problem_kind=problem.kind) as validator:
+                    validity = str(validator.validate(problem, plan).status.name)
+        except PDDLError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+    summary = summarize(problem)
+    summary["warnings"] = [str(w.message) for w in caught]
+    if validity is not None:
+        summary["plan"] = validity
+    if args.json:
+        sys.stdout.write(json.dumps(summary, indent=1, default=str) + "\n")
+        return 0
+    for w in summary["warnings"]:
+        console.print(f"[yellow]warning[/yellow]: {w}")
+    for key, value in summary.items():
+        if key == "warnings":
+            continue
+        if isinstance(value, list | dict) and len(value) > 8:
+            shown = list(value)[:8]
+            console.print(f"{key} ({len(value)}): {', '.join(map(str, shown))}, ...")
+        else:
+            console.print(f"{key}: {value}")
+    return 0
+
+
+def cmd_graph(args: argparse.Namespace) -> int:
+    from nesyworld.symbolic.graphs import draw_recipe_graph
+
+    path = draw_recipe_graph(args.spec, args.out)
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_check_domain(args: argparse.Namespace) -> int:
+    from nesyworld.symbolic.derivation.domain_check import check_domain
+
+    report = check_domain(args.spec, samples=args.samples, seed=args.seed)
+    if args.json:
+        sys.stdout.write(json.dumps(report.to_dict(), indent=1) + "\n")
+    else:
+        print(report.to_table())
+    return 0 if report.ok else 1
+
+
+def cmd_pddl(args: argparse.Namespace) -> int:
+    from nesyworld.symbolic.derivation.derive import derive
+    from nesyworld.symbolic.pddl.writer import write_pddl
+
+    domain, problem = write_pddl(derive(_spec(args.spec, args.novelty), seed=args.seed),
+                                 classical=args.classical)
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "domain.pddl").write_text(domain)
+        (out / "problem.pddl").write_text(problem)
+        print(f"wrote {out / 'domain.pddl'} and {out / 'problem.pddl'}")
+    else:
+        sys.stdout.write(domain + "\n" + problem)
+    return 0
+
+
+def _spec(spec: str, novelties: list[str]) -> Any:
+    if not novelties:
+        return spec
+    from nesyworld.world.novelty.transforms import apply_novelties
+
+    return apply_novelties(spec, novelties)
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from nesyworld.symbolic.derivation.derive import derive
+    from nesyworld.symbolic.planning.planners import Planner
+
+    derivation = derive(_spec(args.spec, args.novelty), seed=args.seed)
+    with Planner(args.planner, timeout=args.timeout) as planner:
+        result = planner.plan(derivation)
+    data = {"planner": result.planner, "status": result.status, "length": len(result),
+            "seconds": round(result.seconds, 4), "plan": [str(s) for s in result.steps],
+            "message": result.message}
+    if args.json:
+        sys.stdout.write(json.dumps(data, indent=1) + "\n")
+        return 0 if result.ok else 1
+    if not result.ok:
+        console.print(f"[red]{result.status}[/red] after {result.seconds:.2f} s: "
+                      f"{result.message}")
+        return 1
+    table = Table(title=f"{args.planner}: {len(result)} operators in {result.seconds:.2f} s")
+    table.add_column("#", justify="right")
+    table.add_column("operator")
+    table.add_column("provenance")
+    for i, step in enumerate(result.steps, 1):
+        table.add_row(str(i), str(step), derivation.operator(step.operator).provenance)
+    console.print(table)
+    return 0

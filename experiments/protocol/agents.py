@@ -1,0 +1,178 @@
+"""The agents of the evaluation protocol, behind one small interface.
+
+The protocol needs three things of any agent: learn for about N env steps (`train`),
+play evaluation episodes without learning (`evaluate`), and move to the post-novelty env
+(`inject`). Symbolic agents (planning, RapidLearn, RapidLearn+) learn while they act, so their
+"training" is task episodes with learning on; RL agents learn on envs of their own
+(`learn(steps)`), so their training steps are the trainer's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from nesyworld.hybrid import (
+    EpisodeResult,
+    HybridAgent,
+    PlanningAgent,
+    RecoveryConfig,
+    RLAgent,
+    RLConfig,
+    TransferRLAgent,
+    run_episode,
+)
+from nesyworld.hybrid.baselines.rl_agents import POST_NOVELTY_TRAIN, PRE_NOVELTY_TRAIN
+from nesyworld.learning import ICMConfig, TrainConfig
+from nesyworld.symbolic.knowledge_base import KnowledgeBase
+
+
+@dataclass
+class Spent:
+    """What a stretch of training cost: env steps (all, learning included) and actions
+    (those the agent chose in its own task episodes)."""
+
+    env_steps: int = 0
+    actions: int = 0
+    detections: list[tuple[int, str]] = dataclasses.field(default_factory=list)
+    """(env steps into this stretch, what) for each novelty the agent reported."""
+
+
+class ProtocolAgent(Protocol):
+    name: str
+
+    def learns(self, phase: str) -> bool:
+        """Whether training in this phase can change anything."""
+        ...
+
+    def train(self, steps: int, seed: int, phase: str = "post") -> Spent: ...
+
+    def evaluate(self, episodes: int, seed: int) -> list[EpisodeResult]: ...
+
+    def inject(self, env: Any) -> None: ...
+
+    def take_detections(self) -> list[str]:
+        """Novelties the agent reported during evaluation since the last call."""
+        ...
+
+
+class SymbolicProtocolAgent:
+    """Planning and hybrid agents: their training is task episodes with learning on."""
+
+    def __init__(self, agent: PlanningAgent, learns: bool) -> None:
+        self.agent = agent
+        self.name = agent.name
+        self._learns = learns
+        self._reported: list[str] = []
+
+    def _episodes(self, steps: int, seed: int, learning: bool) -> Spent:
+        """Task episodes until `steps` env steps (learning included) are spent; one episode
+        when not learning (nothing would change between them)."""
+        spent = Spent()
+        if isinstance(self.agent, HybridAgent):
+            self.agent.learning = learning
+        k = 0
+        while spent.env_steps < steps:
+            learned = getattr(self.agent, "adaptation_env_steps", 0)
+            seen = len(self.agent.novelties)
+            result = run_episode(self.agent.env, self.agent, seed + k)
+            k += 1
+            for event in self.agent.novelties[seen:]:
+                spent.detections.append((spent.env_steps + event.step, event.text))
+            spent.actions += result.steps
+            spent.env_steps += result.steps + getattr(self.agent, "adaptation_env_steps",
+                                                      0) - learned
+            if not learning:
+                break
+        return spent
+
+    def learns(self, phase: str) -> bool:
+        """Before the novelty the knowledge is complete: nothing fails, nothing to learn."""
+        return self._learns and phase == "post"
+
+    def train(self, steps: int, seed: int, phase: str = "post") -> Spent:
+        return self._episodes(steps, seed, learning=self.learns(phase))
+
+    def evaluate(self, episodes: int, seed: int) -> list[EpisodeResult]:
+        if isinstance(self.agent, HybridAgent):
+            self.agent.learning = False
+        seen = len(self.agent.novelties)
+        results = [run_episode(self.agent.env, self.agent, seed + k) for k in range(episodes)]
+        self._reported.extend(e.text for e in self.agent.novelties[seen:])
+        return results
+
+    def take_detections(self) -> list[str]:
+        out, self._reported = self._reported, []
+        return out
+
+    def inject(self, env: Any) -> None:
+        self.agent.env = env
+
+
+class RLProtocolAgent:
+    """RL agents: trained by `learn`; "transfer" ones carry their weights over the novelty
+    (growing the network), plain ones start over on the post-novelty task."""
+
+    def __init__(self, agent: RLAgent, transfer: bool, post_config: RLConfig,
+                 pretrained: bool = False) -> None:
+        self.agent = agent
+        self.name = agent.name
+        self.transfer = transfer
+        self.post_config = post_config
+        self.pretrained = pretrained
+
+    def learns(self, phase: str) -> bool:
+        """A policy loaded from a pre-trained checkpoint is only evaluated before the
+        novelty: pre-training once per seed serves every novelty, as in the paper."""
+        return not (self.pretrained and phase == "pre")
+
+    def train(self, steps: int, seed: int, phase: str = "post") -> Spent:
+        if not self.learns(phase):
+            return Spent()
+        stats = self.agent.learn(steps=steps)
+        return Spent(int(stats["env_steps"]), 0)
+
+    def evaluate(self, episodes: int, seed: int) -> list[EpisodeResult]:
+        return [run_episode(self.agent.env, self.agent, seed + k) for k in range(episodes)]
+
+    def take_detections(self) -> list[str]:
+        return []  # RL agents do not report novelty
+
+    def inject(self, env: Any) -> None:
+        if self.transfer:
+            self.agent = TransferRLAgent(env, self.agent, self.agent.kb, self.post_config)
+        else:
+            self.agent = RLAgent(env, self.agent.kb, self.post_config)
+
+
+def make_protocol_agent(name: str, env: Any, domain: str, seed: int,
+                        max_episode_steps: int, epoch_steps: int, pretrained: str = ""
+                        ) -> ProtocolAgent:
+    """A fresh agent by its protocol name (see records.AGENTS). `pretrained`: for RL
+    agents, a checkpoint saved by `RLAgent.save` to start from instead of training; a
+    `{seed}` in it is replaced by the run's seed."""
+    kb = KnowledgeBase.from_world(domain)
+    if name == "planning":
+        return SymbolicProtocolAgent(PlanningAgent(env, kb), learns=False)
+    if name in ("rapidlearn", "rapidlearn+"):
+        base = (RecoveryConfig.rapidlearn() if name == "rapidlearn"
+                else RecoveryConfig.rapidlearn_plus())
+        settings = dataclasses.replace(base, train=dataclasses.replace(base.train, seed=seed))
+        return SymbolicProtocolAgent(HybridAgent(env, kb, None, settings), learns=True)
+    base_name, _, extra = name.partition("+")
+    if base_name not in ("rl", "transfer_rl"):
+        raise ValueError(f"unknown agent {name!r}")
+    icm = ICMConfig() if extra == "icm" else None
+
+    def config(train: TrainConfig) -> RLConfig:
+        return RLConfig(train=dataclasses.replace(
+            train, seed=seed, progress=False, epoch_length=epoch_steps,
+            max_episode_steps=max_episode_steps, stop_on_convergence=False,
+            eval_episodes=1), icm=icm)
+
+    pre, post = config(PRE_NOVELTY_TRAIN), config(POST_NOVELTY_TRAIN)
+    agent = RLAgent(env, kb, pre)
+    if pretrained:
+        agent.load(pretrained.format(seed=seed))
+    return RLProtocolAgent(agent, base_name == "transfer_rl", post, bool(pretrained))

@@ -1,0 +1,359 @@
+"""Reports over run records: the paper's table 2 (mean ± std over seeds), a CSV of every metric
+of every run, the figure 4 success-rate curves, and our table beside the paper's.
+
+Everything here reads records only (see `records.py`), through `metrics.metrics_of`, so a
+report can be redone from a results file at any time, and a sweep still running can be
+reported on from the runs that have finished.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from rich.console import Console
+from rich.table import Table
+
+from nesyworld.experiments.protocol.metrics import Adaptation, MetricsError, RunMetrics, metrics_of
+from nesyworld.experiments.protocol.sweep import latest_records, load_records
+
+NOVELTY_ORDER = ("axe", "chest", "distance", "fence", "fire")
+"""Table 2's order (the paper's "Trader" novelty is our "distance")."""
+AGENT_ORDER = ("rapidlearn+", "rapidlearn", "transfer_rl+icm", "transfer_rl", "rl+icm", "rl",
+               "planning")
+PAPER_SOURCE = "Goel et al., NovelGym (AAMAS 2024), table 2"
+PAPER_METRICS = ("s_pre", "i_novelty", "t_adapt", "s_post", "delta_t")
+"""The five metrics of table 2, by their column prefix in data/novelgym_table2.csv."""
+METRIC_LABELS = {"s_pre": "S_pre ↑", "i_novelty": "I_novelty ↓", "t_adapt": "T_adapt ↓",
+           "s_post": "S_post ↑", "delta_t": "Δt ↓"}
+"""Δt is t_post − t_pre, as the paper's table 2 computes it (see `metrics.py`)."""
+METRIC_DIGITS = {"s_pre": 2, "i_novelty": 2, "t_adapt": 0, "s_post": 2, "delta_t": 1}
+
+
+def _order(value: str, order: Sequence[str]) -> tuple[int, str]:
+    return (order.index(value) if value in order else len(order), value)
+
+
+@dataclass(frozen=True)
+class Stat:
+    """Mean and population standard deviation (ddof=0, so one seed gives ± 0) of n values."""
+
+    mean: float
+    std: float
+    n: int
+
+    @classmethod
+    def of(cls, values: Iterable[float | None]) -> Stat | None:
+        data = [float(v) for v in values if v is not None]
+        if not data:
+            return None
+        return cls(float(np.mean(data)), float(np.std(data)), len(data))
+
+    def format(self, digits: int | None = None) -> str:
+        """Fixed digits for ours; None keeps a figure's own digits (the paper's, as printed)."""
+        if digits is None:
+            return f"{self.mean:g} ± {self.std:g}"
+        return f"{self.mean:.{digits}f} ± {self.std:.{digits}f}"
+
+
+@dataclass(frozen=True)
+class Table2Row:
+    """One (domain, novelty, agent) line of table 2 over the seeds that finished.
+
+    T_adapt is averaged over the adapted seeds only; `adapted`, `not_adapted` and
+    `not_needed` say how many seeds that is, so a mean over 2 of 10 seeds cannot pass for
+    a mean over 10.
+    """
+
+    domain: str
+    novelty: str
+    agent: str
+    seeds: int
+    s_pre: Stat
+    i_novelty: Stat
+    t_adapt_env_steps: Stat | None
+    t_adapt_actions: Stat | None
+    t_adapt_cpu_seconds: Stat | None
+    s_post: Stat
+    delta_t: Stat | None
+    adapted: int
+    not_adapted: int
+    not_needed: int
+    detected: int
+    correctly_detected: int
+    false_positives: int
+    detection_delay_env_steps: Stat | None
+
+    @property
+    def t_adapt_text(self) -> str:
+        if self.not_needed == self.seeds:
+            return str(Adaptation.NOT_NEEDED)
+        if self.t_adapt_env_steps is None:
+            return str(Adaptation.NOT_ADAPTED)
+        return self.t_adapt_env_steps.format(0)
+
+    @property
+    def adapted_text(self) -> str:
+        if self.not_needed == self.seeds:
+            return "–"
+        text = f"{self.adapted}/{self.adapted + self.not_adapted}"
+        return text + (f" ({self.not_needed} not needed)" if self.not_needed else "")
+
+
+def _metrics(records: Iterable[Mapping[str, Any]], impact_tolerance: float) -> list[RunMetrics]:
+    out = []
+    for record in records:
+        try:
+            out.append(metrics_of(record, impact_tolerance))
+        except MetricsError:
+            continue  # failed or partial runs are in the CSV, not in the means
+    return out
+
+
+def table2_rows(records: Iterable[Mapping[str, Any]], impact_tolerance: float = 0.0
+                ) -> list[Table2Row]:
+    """Mean ± std over seeds per (domain, novelty, agent), from the `ok` records only."""
+    groups: dict[tuple[str, str, str], list[RunMetrics]] = defaultdict(list)
+    for m in _metrics(records, impact_tolerance):
+        groups[(m.domain, m.novelty, m.agent)].append(m)
+    rows = []
+    for (domain, novelty, agent), ms in groups.items():
+        count = {a: sum(m.adaptation is a for m in ms) for a in Adaptation}
+        rows.append(Table2Row(
+            domain, novelty, agent, len(ms),
+            s_pre=Stat.of(m.s_pre for m in ms), i_novelty=Stat.of(m.i_novelty for m in ms),
+            t_adapt_env_steps=Stat.of(m.t_adapt_env_steps for m in ms),
+            t_adapt_actions=Stat.of(m.t_adapt_actions for m in ms),
+            t_adapt_cpu_seconds=Stat.of(m.t_adapt_cpu_seconds for m in ms),
+            s_post=Stat.of(m.s_post for m in ms), delta_t=Stat.of(m.delta_t for m in ms),
+            adapted=count[Adaptation.ADAPTED], not_adapted=count[Adaptation.NOT_ADAPTED],
+            not_needed=count[Adaptation.NOT_NEEDED],
+            detected=sum(m.detected for m in ms),
+            correctly_detected=sum(m.correctly_detected_trial for m in ms),
+            false_positives=sum(m.false_positives for m in ms),
+            detection_delay_env_steps=Stat.of(m.detection_delay_env_steps for m in ms)))
+    return sorted(rows, key=lambda r: (r.domain, _order(r.novelty, NOVELTY_ORDER),
+                                       _order(r.agent, AGENT_ORDER)))
+
+
+def format_stat(stat: Stat | None, digits: int) -> str:
+    return "–" if stat is None else stat.format(digits)
+
+
+def _table2_cells(rows: Sequence[Table2Row]) -> tuple[list[str], list[list[str]]]:
+    """Headers and cells shared by the terminal and markdown tables; the domain column and
+    the detection columns appear only when they say something."""
+    domains = len({r.domain for r in rows}) > 1
+    detection = any(r.detected or r.false_positives for r in rows)
+    headers = (["Domain"] if domains else []) + [
+        "Novelty", "Agent", "Seeds", METRIC_LABELS["s_pre"], METRIC_LABELS["i_novelty"],
+        "T_adapt ↓ (env steps)", "Adapted", METRIC_LABELS["s_post"], METRIC_LABELS["delta_t"]]
+    if detection:
+        headers += ["Detected (CDT)", "Delay (env steps)", "False pos."]
+    cells, last = [], None
+    for r in rows:
+        group = (r.domain, r.novelty)
+        row = [r.domain] if domains else []
+        row += [r.novelty if group != last else "", r.agent, str(r.seeds),
+                format_stat(r.s_pre, 2), format_stat(r.i_novelty, 2), r.t_adapt_text,
+                r.adapted_text,
+                format_stat(r.s_post, 2), format_stat(r.delta_t, 1)]
+        if detection:
+            row += [f"{r.detected}/{r.seeds} ({r.correctly_detected})",
+                    format_stat(r.detection_delay_env_steps, 0), str(r.false_positives)]
+        cells.append(row)
+        last = group
+    return headers, cells
+
+
+def markdown_table(headers: Sequence[str], cells: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(row) + " |" for row in cells]
+    return "\n".join(lines) + "\n"
+
+
+def table2_table(rows: Sequence[Table2Row], title: str = "Table 2: mean ± std over seeds"
+                 ) -> Table:
+    """The rows as a rich Table in the paper's layout (novelty blocks, one agent a line)."""
+    headers, cells = _table2_cells(rows)
+    table = Table(*headers, title=title)
+    col = headers.index("Novelty")
+    for i, row in enumerate(cells):  # a rule under each novelty block, as in the paper
+        table.add_row(*row, end_section=i + 1 < len(cells) and cells[i + 1][col] != "")
+    return table
+
+
+def print_table2(rows: Sequence[Table2Row], console: Console | None = None) -> None:
+    (console or Console()).print(table2_table(rows))
+
+
+def table2_markdown(rows: Sequence[Table2Row]) -> str:
+    return markdown_table(*_table2_cells(rows))
+
+
+def _spec_fields(record: Mapping[str, Any]) -> dict[str, Any]:
+    spec = record.get("spec") or {}
+    return {"key": record.get("key", ""), "agent": spec.get("agent", ""),
+            "domain": spec.get("domain", ""), "novelty": spec.get("novelty", ""),
+            "seed": spec.get("seed", "")}
+
+
+CSV_COLUMNS = ("status", "error", *(f.name for f in fields(RunMetrics)),
+               "correctly_detected_trial", "wall_seconds")
+
+
+def write_csv(records: Iterable[Mapping[str, Any]], path: str | Path,
+              impact_tolerance: float = 0.0) -> Path:
+    """One row a run, every metric; undefined metrics are empty cells and `adaptation` says
+    why T_adapt is empty. Failed runs are rows too, so the CSV shows what is missing."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, CSV_COLUMNS)
+        writer.writeheader()
+        for record in records:
+            row: dict[str, Any] = {**_spec_fields(record), "status": record.get("status", "ok"),
+                                   "wall_seconds": record.get("wall_seconds", "")}
+            try:
+                row.update(metrics_of(record, impact_tolerance).as_row())
+            except MetricsError as err:
+                row["status"] = "error" if row["status"] == "ok" else row["status"]
+                lines = (record.get("error") or str(err)).strip().splitlines()
+                row["error"] = lines[-1] if lines else str(err)  # the exception, not the trace
+            writer.writerow({k: "" if v is None else v for k, v in row.items()})
+    return path
+
+
+def _seed_curve(record: Mapping[str, Any], phase: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """x = env steps since the injection (duplicates averaged), y = success rate."""
+    at = record["novelty"]["env_steps"]
+    points = [(p["env_steps"] - at, p["success_rate"]) for p in record["curve"]
+              if p["phase"] == phase]
+    if not points:
+        return None
+    x, inverse = np.unique(np.array([p[0] for p in points], float), return_inverse=True)
+    y = np.bincount(inverse, weights=[p[1] for p in points]) / np.bincount(inverse)
+    return x, y
+
+
+def mean_curve(runs: Sequence[Mapping[str, Any]], phase: str, lo: float, hi: float
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Mean and std over seeds on the union of their x. A seed counts from its first point on
+    and holds its last value after its end (an agent that stopped at convergence stays
+    there), so early finishers do not drop out of the mean."""
+    curves = [c for c in (_seed_curve(r, phase) for r in runs) if c is not None]
+    if not curves:
+        return None
+    grid = np.unique(np.concatenate([x for x, _ in curves]
+                                    + [[lo] if any(x[0] < lo for x, _ in curves) else []]))
+    grid = grid[(grid >= lo) & (grid <= hi)]
+    ys = np.array([np.interp(grid, x, y, left=np.nan, right=y[-1]) for x, y in curves])
+    keep = (~np.isnan(ys)).any(axis=0)
+    if not keep.any():
+        return None
+    ys, grid = ys[:, keep], grid[keep]
+    return grid, np.nanmean(ys, axis=0), np.nanstd(ys, axis=0)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.+-]+", "_", text)
+
+
+def plot_curves(records: Iterable[Mapping[str, Any]], out_dir: str | Path) -> list[Path]:
+    """Figure 4 per novelty: success rate against env steps since the injection (dashed line
+    at 0), one line per agent (mean over seeds, ± std band). The pre-novelty part is cut to
+    the length of the post-novelty part, so 4M steps of RL pre-training do not squash the
+    adaptation into a sliver. Drawn on an Agg canvas: no display and no pyplot state."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    groups: dict[tuple[str, str], dict[str, list[Mapping[str, Any]]]] = defaultdict(
+        lambda: defaultdict(list))
+    for r in records:
+        if r.get("status", "ok") == "ok" and r.get("curve") and "novelty" in r:
+            groups[(r["spec"]["domain"], r["spec"]["novelty"])][r["spec"]["agent"]].append(r)
+    several_domains = len({domain for domain, _ in groups}) > 1
+    paths = []
+    for (domain, novelty), agents in sorted(groups.items()):
+        runs = [r for rs in agents.values() for r in rs]
+        span = max(max(p["env_steps"] for p in r["curve"]) - r["novelty"]["env_steps"]
+                   for r in runs) or 1
+        fig = Figure(figsize=(8, 4.5))
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        for i, agent in enumerate(sorted(agents, key=lambda a: _order(a, AGENT_ORDER))):
+            label: str | None = f"{agent} ({len(agents[agent])} seeds)"
+            for phase, lo, hi in (("pre", -span, 0), ("post", 0, span)):
+                curve = mean_curve(agents[agent], phase, lo, hi)
+                if curve is None:
+                    continue
+                x, mean, std = curve
+                # the known level before the first point (pre) and after the last (post):
+                # a planning agent's few pre-novelty steps would otherwise be a dot at 0
+                if phase == "pre" and x[0] > lo:
+                    x, mean, std = (np.r_[lo, x], np.r_[mean[0], mean], np.r_[std[0], std])
+                if phase == "post" and x[-1] < hi:
+                    x, mean, std = (np.r_[x, hi], np.r_[mean, mean[-1]], np.r_[std, std[-1]])
+                ax.plot(x, mean, color=f"C{i}", marker="o", markersize=2.5, label=label)
+                ax.fill_between(x, np.clip(mean - std, 0, 1), np.clip(mean + std, 0, 1),
+                                color=f"C{i}", alpha=0.2, linewidth=0)
+                label = None
+        ax.axvline(0, color="crimson", linestyle="--", linewidth=1, label="novelty injected")
+        ax.set_xlim(-span, span)
+        ax.set_ylim(-0.03, 1.03)
+        ax.set_xlabel("env steps since the novelty")
+        ax.set_ylabel("success rate")
+        ax.set_title(f"{domain}: {novelty}" if several_domains else f"novelty: {novelty}")
+        ax.grid(alpha=0.3)
+        ax.legend(loc="best", fontsize="small")
+        fig.tight_layout()
+        name = f"{domain}_{novelty}" if several_domains else novelty
+        path = out_dir / f"figure4_{_slug(name)}.png"
+        fig.savefig(path, dpi=110)
+        paths.append(path)
+    return paths
+
+
+def read_records(path: str | Path) -> list[dict[str, Any]]:
+    """The records that count in a results file (the runner's rule: per run, the last ok
+    record, else its last error)."""
+    return list(latest_records(load_records(Path(path))).values())
+
+
+def _budgets(records: Sequence[Mapping[str, Any]]) -> str:
+    """The protocol budgets behind the numbers: a comparison means little without them."""
+    seen = {json.dumps((r.get("spec") or {}).get("protocol", {}), sort_keys=True)
+            for r in records}
+    return "\n".join(f"- protocol: `{s}`" for s in sorted(seen))
+
+
+def write_report(records: Sequence[Mapping[str, Any]], out_dir: str | Path,
+                 impact_tolerance: float = 0.0) -> dict[str, Path]:
+    """Write metrics.csv, report.md (table 2, comparison with the paper, budgets) and the
+    figure 4 PNGs; return their paths by name ("csv", "markdown", "figure4_<novelty>")."""
+    from nesyworld.experiments.protocol.paper_table2 import comparison_markdown, paper_comparison
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rows = table2_rows(records, impact_tolerance)
+    ok = sum(r.seeds for r in rows)
+    text = (f"# Results: {ok} of {len(records)} runs finished\n\n"
+            f"## Table 2 (mean ± std over seeds)\n\n{table2_markdown(rows)}\n"
+            f"## Beside the paper ({PAPER_SOURCE})\n\n"
+            f"{comparison_markdown(paper_comparison(rows))}\n"
+            f"## Budgets\n\n{_budgets(records)}\n")
+    paths = {"csv": write_csv(records, out_dir / "metrics.csv", impact_tolerance),
+             "markdown": out_dir / "report.md"}
+    paths["markdown"].write_text(text)
+    for png in plot_curves(records, out_dir):
+        paths[png.stem] = png
+    return paths
+

@@ -1,0 +1,3 @@
+"""The recovery experiment: the hybrid agent against novelties that break its plan,
+by seed (`python -m nesyworld.experiments.recovery.run`)."""
+

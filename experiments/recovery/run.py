@@ -1,0 +1,178 @@
+"""The recovery experiment: the hybrid agent against novelties that break its plan, by seed.
+
+    python -m nesyworld.experiments.recovery.run --novelties axe fence distance fire \\
+        chest --seeds 5 --out results/recovery.jsonl
+
+Each run (novelty, seed) adapts a fresh RapidLearn+ (or RapidLearn) agent to the novelty and
+evaluates it frozen (see `adaptation.py` for what is counted). Runs go to a JSON-lines file
+as they finish, so an interrupted sweep resumes where it stopped; the table compares the
+median adaptation steps with a quarter of the NovelGym paper's table 2 figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+PAPER_ADAPTATION_STEPS = {
+    "rapidlearn+": {"axe": 71_040, "distance": 102_720, "fence": 69_120, "fire": 263_520},
+    "rapidlearn": {"axe": 68_160, "distance": 96_480, "fence": 66_400, "fire": 252_000},
+}
+"""NovelGym table 2, T_adapt of RapidLearn+ (PPO+ICM) and RapidLearn (PPO), by novelty (the
+paper calls Distance "Trader")."""
+
+console = Console(stderr=True)
+
+
+@dataclass(frozen=True)
+class RecoveryRunSpec:
+    """One run of the sweep."""
+
+    spec: str = "pogostick"
+    novelty: str = "axe"
+    seed: int = 0
+    agent: str = "rapidlearn+"
+    step_budget: int = 60_000
+    eval_episodes: int = 20
+    max_episodes: int = 60
+
+    @property
+    def key(self) -> str:
+        return f"{self.spec}/{self.novelty}/{self.agent}/{self.seed}"
+
+
+def run_one(config: RecoveryRunSpec) -> dict[str, Any]:
+    """Adapt and evaluate one agent; a JSON-able record (heavy imports stay in the worker)."""
+    from nesyworld.experiments.protocol.adaptation import adapt_and_evaluate
+    from nesyworld.hybrid import HybridAgent, RecoveryConfig
+    from nesyworld.symbolic.knowledge_base import KnowledgeBase
+    from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
+
+    start = time.perf_counter()
+    settings = (RecoveryConfig.rapidlearn() if config.agent == "rapidlearn"
+                else RecoveryConfig.rapidlearn_plus())
+    settings = replace(settings, train=replace(settings.train, seed=config.seed,
+                                               step_budget=config.step_budget))
+    env = NoveltyInjector(NesyGridEnv(config.spec), [config.novelty])
+    agent = HybridAgent(env, KnowledgeBase.from_world(config.spec), None, settings,
+                        novelty=config.novelty)
+    result = adapt_and_evaluate(env, agent, seed=config.seed * 1000,
+                                max_episodes=config.max_episodes,
+                                eval_episodes=config.eval_episodes)
+    return {"key": config.key, "config": asdict(config), **result.summary(),
+            "learned_operators": sorted(agent.learned),
+            "wall_seconds": round(time.perf_counter() - start, 2)}
+
+
+def load_done(path: Path) -> dict[str, dict[str, Any]]:
+    """Finished runs by key (the runner's reading: a line cut short by a kill is skipped)."""
+    from nesyworld.experiments.protocol.sweep import latest_records, load_records
+
+    return latest_records(load_records(path))
+
+
+def sweep(configs: Sequence[RecoveryRunSpec], out: Path, workers: int = 2) -> list[dict[str, Any]]:
+    """Run what `out` does not hold yet, `workers` at a time, appending as runs finish."""
+    done = load_done(out)
+    todo = [c for c in configs if c.key not in done]
+    if done:
+        console.print(f"resuming: {len(configs) - len(todo)} of {len(configs)} runs in {out}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with ProcessPoolExecutor(max_workers=workers) as pool, out.open("a") as sink:
+        futures = {pool.submit(run_one, c): c for c in todo}
+        for n, future in enumerate(as_completed(futures), 1):
+            record = future.result()
+            done[record["key"]] = record
+            sink.write(json.dumps(record) + "\n")
+            sink.flush()
+            console.print(f"[{n}/{len(todo)}] {record['key']}: adaptation "
+                          f"{record['adaptation_steps']} steps, post-novelty success "
+                          f"{record['post_novelty_success_rate']:.2f} "
+                          f"({record['wall_seconds']:.0f} s)")
+    return [done[c.key] for c in configs]
+
+
+def _spread(values: list[float]) -> str:
+    return f"{min(values):,.0f}-{max(values):,.0f}" if values else "-"
+
+
+def summary_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per novelty and agent: median and range of adaptation steps, success and wall time."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in records:
+        groups.setdefault((r["config"]["novelty"], r["config"]["agent"]), []).append(r)
+    rows = []
+    for (novelty, agent), rs in groups.items():
+        steps = [float(r["adaptation_steps"]) for r in rs]
+        success = [float(r["post_novelty_success_rate"]) for r in rs]
+        paper = PAPER_ADAPTATION_STEPS.get(agent, {}).get(novelty)
+        rows.append({
+            "novelty": novelty, "agent": agent, "seeds": len(rs),
+            "adaptation_steps_median": statistics.median(steps),
+            "adaptation_steps_range": _spread(steps),
+            "recoveries_median": statistics.median(len(r["recoveries"]) for r in rs),
+            "post_novelty_success_median": statistics.median(success),
+            "post_novelty_success_min": min(success),
+            "wall_seconds_median": statistics.median(float(r["wall_seconds"]) for r in rs),
+            "paper_steps": paper,
+            "target_steps": paper // 4 if paper else None,
+            "meets_target": (statistics.median(steps) <= paper / 4 and min(success) >= 0.95)
+            if paper else None,
+        })
+    return rows
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    table = Table(title="hybrid agent: adaptation to novelties (median over seeds)")
+    for col in ("novelty", "agent", "seeds", "adapt steps", "range", "recoveries",
+                "post success (min)", "wall s", "paper / 4", "met"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["novelty"], r["agent"], str(r["seeds"]),
+                      f"{r['adaptation_steps_median']:,.0f}", r["adaptation_steps_range"],
+                      f"{r['recoveries_median']:g}",
+                      f"{r['post_novelty_success_median']:.2f} "
+                      f"({r['post_novelty_success_min']:.2f})",
+                      f"{r['wall_seconds_median']:.0f}",
+                      f"{r['target_steps']:,}" if r["target_steps"] else "-",
+                      {True: "yes", False: "NO", None: "-"}[r["meets_target"]])
+    Console().print(table)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--spec", default="pogostick")
+    p.add_argument("--novelties", nargs="+", default=["axe", "fence", "distance", "fire",
+                                                       "chest"])
+    p.add_argument("--agents", nargs="+", default=["rapidlearn+"],
+                   choices=["rapidlearn+", "rapidlearn"])
+    p.add_argument("--seeds", type=int, default=5)
+    p.add_argument("--budget", type=int, default=60_000, help="training steps per recovery")
+    p.add_argument("--eval-episodes", type=int, default=20)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--out", type=Path, default=Path("results/recovery.jsonl"))
+    p.add_argument("--json", action="store_true", help="print the summary rows as JSON")
+    args = p.parse_args(argv)
+    configs = [RecoveryRunSpec(args.spec, n, s, a, args.budget, args.eval_episodes)
+               for n in args.novelties for a in args.agents for s in range(args.seeds)]
+    records = sweep(configs, args.out, args.workers)
+    rows = summary_rows(records)
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        print_table(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

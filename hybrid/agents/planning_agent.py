@@ -1,0 +1,338 @@
+"""Agents: one protocol for every agent, the random floor, and the planning agent.
+
+Agents act on a `NesyGridEnv` (the Gymnasium view). Symbolic agents read the symbolic state
+through the env's world (they are given full observability, as in NovelGym), and they act by
+returning indices into the env's current action names.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from nesyworld.hybrid.execution.monitor import OperatorFailure, check_effects, tolerated
+from nesyworld.hybrid.execution.operators import GroundOperator, ground
+from nesyworld.hybrid.execution.skills import Mode, Primitives, SkillStop, skill_actions
+from nesyworld.symbolic.derivation.abstraction import abstract
+from nesyworld.symbolic.derivation.derive import count_thresholds
+from nesyworld.symbolic.knowledge_base import KnowledgeBase
+from nesyworld.symbolic.planning.planners import PlanCache, Planner, PlanResult
+from nesyworld.world import World
+from nesyworld.world.actions.schema import INVENTORY
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What every nesyworld agent does. `learn` returns training statistics (or {})."""
+
+    name: str
+
+    def reset(self, observation: Any, info: dict[str, Any]) -> None: ...
+
+    def act(self, observation: Any, info: dict[str, Any]) -> int: ...
+
+    def observe(self, observation: Any, reward: float, terminated: bool, truncated: bool,
+                info: dict[str, Any]) -> None: ...
+
+    def learn(self) -> dict[str, float]: ...
+
+    def save(self, path: str | Path) -> None: ...
+
+    def load(self, path: str | Path) -> None: ...
+
+
+class RandomAgent:
+    """Uniformly random legal actions: the floor every other agent must beat."""
+
+    name = "random"
+
+    def __init__(self, env: Any, seed: int = 0, use_mask: bool = True) -> None:
+        self.env = env
+        self.rng = np.random.default_rng(seed)
+        self.use_mask = use_mask
+
+    def reset(self, observation: Any, info: dict[str, Any]) -> None:
+        return None
+
+    def act(self, observation: Any, info: dict[str, Any]) -> int:
+        names = self.env.unwrapped.action_names
+        legal = np.flatnonzero(info["action_mask"]) if self.use_mask else np.arange(len(names))
+        legal = [int(i) for i in legal if names[i] != "give_up"] or list(range(len(names)))
+        return int(legal[self.rng.integers(len(legal))])
+
+    def observe(self, *args: Any) -> None:
+        return None
+
+    def learn(self) -> dict[str, float]:
+        return {}
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps({"agent": self.name}))
+
+    def load(self, path: str | Path) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class PlanningConfig:
+    """How the planning agent plans and executes."""
+
+    planner: str = "fast-downward"
+    mode: Mode = "macro"
+    planner_timeout: float = 10.0
+    max_plans: int = 30  # plans per episode before giving up
+    max_failures_per_operator: int = 3
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something worth showing a user: a plan, an operator's outcome, a novelty."""
+
+    step: int
+    kind: str  # plan | no_plan | done | failure | drift | novelty | give_up
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+GIVE_UP = "give_up"
+
+
+class PolicySkill(Protocol):
+    """An operator carried out by a policy (a learned operator): the env actions it takes,
+    one per step, reading the world afresh before each."""
+
+    def actions(self, world: World, horizon: int | None = None) -> Iterator[str]: ...
+
+
+def pre_novelty_actions(kb: KnowledgeBase, world: World) -> tuple[str, ...]:
+    """The env actions of the world the knowledge base was derived from (its spec file), or
+    of the current world when that spec has no file."""
+    source = kb.base.source
+    if (source and not source.startswith("<") and source != world.spec.source) or (
+            world.spec.novelties):
+        try:
+            return World(source).action_names()
+        except Exception:  # the source moved or is unreadable: fall back to what is here
+            pass
+    return world.action_names()
+
+
+class PlanningAgent:
+    """Plan with the knowledge base, execute operator by operator, monitor every effect.
+
+    On drift (an operator's preconditions do not hold) or a failure it replans from the
+    current state; an operator that fails `max_failures_per_operator` times in an episode, or
+    a task with no plan, ends the episode with give_up. Subclasses (the hybrid agent) override
+    `on_failure` to learn instead.
+    """
+
+    name = "planning"
+
+    def __init__(self, env: Any, kb: KnowledgeBase | None = None,
+                 config: PlanningConfig = PlanningConfig(),
+                 on_event: Callable[[Event], None] | None = None) -> None:
+        self.env = env
+        self.config = config
+        world = self.world
+        self.kb = kb if kb is not None else KnowledgeBase.from_world(world)
+        self.planner = Planner(config.planner, timeout=config.planner_timeout, cache=PlanCache())
+        self.on_event = on_event
+        self.events: list[Event] = []
+        self.failures: list[OperatorFailure] = []
+        self.known_types = {o.name for o in self.kb.base.objects}
+        self.known_actions = set(pre_novelty_actions(self.kb, world))
+        self.novelties: list[Event] = []
+        self.learned: dict[str, PolicySkill] = {}
+        """Operators executed by a policy (`policy:<name>` actions), by operator name."""
+        self._driver: Iterator[str] | None = None
+        self._last: dict[str, Any] = {}
+        self.current: tuple[str, int] | None = None
+        """The operator being executed and its index in the latest plan (for recordings)."""
+
+    @property
+    def world(self) -> World:
+        return self.env.unwrapped.world
+
+    # --- the protocol ------------------------------------------------------------------------
+    def reset(self, observation: Any, info: dict[str, Any]) -> None:
+        self._driver = self._drive()
+        self.current = None
+        self._failures_by_op: dict[str, int] = {}
+        self._last = dict(info)
+
+    def act(self, observation: Any, info: dict[str, Any]) -> int:
+        if self._driver is None:
+            self.reset(observation, info)
+        self._last = dict(info)
+        if self.world.types is not getattr(self, "_types_seen", None):  # the world changed
+            self._types_seen = self.world.types
+            self._detect_novelty()
+        action = next(self._driver, GIVE_UP)  # type: ignore[arg-type]
+        names = self.env.unwrapped.action_names
+        return names.index(action) if action in names else names.index(GIVE_UP)
+
+    def observe(self, observation: Any, reward: float, terminated: bool, truncated: bool,
+                info: dict[str, Any]) -> None:
+        self._last = dict(info)
+
+    def learn(self) -> dict[str, float]:
+        return {}
+
+    def save(self, path: str | Path) -> None:
+        folder = Path(path)
+        self.kb.save(folder)
+        (folder / "agent.json").write_text(json.dumps({"agent": self.name,
+                                                        "config": asdict(self.config)}))
+
+    def load(self, path: str | Path) -> None:
+        self.kb = KnowledgeBase.load(path, self.kb.base)
+
+    # --- reporting ---------------------------------------------------------------------------
+    def emit(self, kind: str, text: str, **data: Any) -> None:
+        event = Event(int(self.world.state.step), kind, text, data)
+        self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def _detect_novelty(self) -> None:
+        """New entity types or actions, reported once each, with the step first seen."""
+        world = self.world
+        for name in world.types.names:
+            if name not in self.known_types:
+                self.known_types.add(name)
+                self.novelties.append(Event(world.state.step, "novelty", f"new entity type "
+                                            f"'{name}'", {"type": name}))
+                self.emit("novelty", f"new entity type '{name}' observed", type=name)
+        for name in world.action_names():
+            if name not in self.known_actions:
+                self.known_actions.add(name)
+                self.novelties.append(Event(world.state.step, "novelty", f"new action "
+                                            f"'{name}'", {"action": name}))
+                self.emit("novelty", f"new action '{name}' available", action=name)
+
+    # --- the executor ------------------------------------------------------------------------
+    def _relevant_counts(self) -> set[tuple[str, str]]:
+        """Counts some precondition or the goal compares: the only ones a plan relies on."""
+        planning = self.kb.derivation()  # a new object whenever the knowledge base changes
+        if getattr(self, "_relevant_for", None) is not planning:
+            keys = set(count_thresholds(planning.operators))
+            keys |= {(INVENTORY, item) for item in planning.goal}
+            self._relevant, self._relevant_for = keys, planning
+        return self._relevant
+
+    def plan(self) -> PlanResult:
+        result = self.planner.plan(self.kb.derivation(), abstract(self.world))
+        return result
+
+    def on_failure(self, failure: OperatorFailure) -> Iterator[str]:
+        """What to do after a failure, as env actions to take; the planning agent just
+        replans (nothing to do here)."""
+        return iter(())
+
+    def _drive(self) -> Iterator[str]:
+        cfg = self.config
+        primitives = Primitives(self.world)
+        for _ in range(cfg.max_plans):
+            self._detect_novelty()
+            if self.world.goal_reached():
+                return
+            result = self.plan()
+            if not result.ok:
+                self.emit("no_plan", f"no plan ({result.status}): {result.message}".strip())
+                if result.status == "unsolvable":
+                    break
+                yield "nop"
+                continue
+            self.emit("plan", f"plan of {len(result)} operators in {result.seconds:.2f} s",
+                      plan=[str(s) for s in result.steps], cached=result.cached)
+            operators = {e.operator.name: e.operator for e in self.kb}
+            steps = [ground(s, operators) for s in result.steps]
+            for k, op in enumerate(steps):
+                self.current = (str(op), k)
+                failure = yield from self._execute(op, tuple(result.steps[k + 1:]),
+                                                   primitives)
+                if failure == "drift":
+                    break
+                if failure is not None:
+                    self.failures.append(failure)
+                    self.emit("failure", str(failure), failure=failure.to_dict())
+                    count = self._failures_by_op.get(op.name, 0) + 1
+                    self._failures_by_op[op.name] = count
+                    yield from self.on_failure(failure)
+                    if count >= cfg.max_failures_per_operator:
+                        self.emit("give_up", f"{op.name} failed {count} times")
+                        yield GIVE_UP
+                        return
+                    break
+        self.current = None
+        self.emit("give_up", "out of plans")
+        yield GIVE_UP
+
+    def _execute(self, op: GroundOperator, suffix: tuple[Any, ...], primitives: Primitives
+                 ) -> Any:
+        """Run one operator; returns None on success, "drift", or an OperatorFailure."""
+        world = self.world
+        z0 = abstract(world)
+        if not z0.satisfies(op.schema.preconditions, op.binding):
+            self.emit("drift", f"{op}: preconditions no longer hold; replanning")
+            return "drift"
+        snapshot = world.snapshot()
+        start = int(world.state.step)
+        learned = self.learned.get(op.name)
+        actions = (learned.actions(world) if learned is not None
+                   else skill_actions(world, op, self.config.mode, primitives))
+        for action in actions:
+            if isinstance(action, SkillStop):
+                return OperatorFailure(op, "refused", action.reason, [], [], snapshot, suffix,
+                                       start, z0, abstract(world))
+            yield action
+            # a refused step of a walk is re-routed by the skill; only the operator's own
+            # action being refused is a failure
+            if action == op.env_action and not self._last.get("ok", True):
+                return OperatorFailure(op, "refused", str(self._last.get("reason", "")), [],
+                                       [], snapshot, suffix, start, z0, abstract(world))
+        z1 = abstract(world)
+        expected, observed = check_effects(op, z0, z1, self._relevant_counts())
+        if expected and not tolerated(op, z0, z1, expected):
+            return OperatorFailure(op, "effect_mismatch", "", expected, observed, snapshot,
+                                   suffix, start, z0, z1)
+        self.emit("done", f"{op}", operator=str(op), steps=int(world.state.step) - start)
+        return None
+
+
+class ScriptedAgent:
+    """Replays a fixed action sequence (a shipped `.plan`), then gives up: the reference that
+    shows a world works before any planner is involved."""
+
+    name = "scripted"
+
+    def __init__(self, env: Any, script: list[str]) -> None:
+        self.env = env
+        self.script = list(script)
+        self._i = 0
+
+    def reset(self, observation: Any, info: dict[str, Any]) -> None:
+        self._i = 0
+
+    def act(self, observation: Any, info: dict[str, Any]) -> int:
+        names = self.env.unwrapped.action_names
+        action = self.script[self._i] if self._i < len(self.script) else GIVE_UP
+        self._i += 1
+        return names.index(action)
+
+    def observe(self, *args: Any) -> None:
+        return None
+
+    def learn(self) -> dict[str, float]:
+        return {}
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps({"agent": self.name, "script": self.script}))
+
+    def load(self, path: str | Path) -> None:
+        self.script = json.loads(Path(path).read_text())["script"]

@@ -1,0 +1,391 @@
+"""The NovelGym paper's two RL baselines as nesyworld agents (paper 6.3, appendix D).
+
+`RLAgent` learns the whole task with PPO (optionally +ICM) on envs whose reward is shaped by
+plan subgoals (`PlanShapedReward`, D.1). `TransferRLAgent` starts from a trained policy and
+keeps learning after a novelty with the task reward alone (D.2); when the novelty adds entity
+types or actions it grows the network on the fly, carrying every weight over by name
+(`nesyworld.hybrid.baselines.transfer`).
+
+Both satisfy the `Agent` protocol. Acting (`act`) runs the current policy on the env the agent
+was given; learning (`learn`) runs `nesyworld.learning.train` on fresh copies of that env's
+world, so training never disturbs an episode in progress and can use vector envs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+import torch
+from gymnasium.spaces.utils import flatdim
+
+from nesyworld.hybrid.baselines.shaping import PlanShapedReward, ShapingConfig
+from nesyworld.hybrid.baselines.transfer import (
+    SpaceNames,
+    TransferConfig,
+    space_names,
+    transfer_checkpoint,
+)
+from nesyworld.hybrid.baselines.vector_envs import VectorTrainingEnvFactory
+from nesyworld.hybrid.recovery.env import SpecRef
+from nesyworld.learning import (
+    Checkpoint,
+    EpochRecord,
+    ICMConfig,
+    PPOConfig,
+    TrainConfig,
+    load_checkpoint,
+    mask_from_info,
+    save_checkpoint,
+    train,
+)
+from nesyworld.learning.algorithms.networks import MaskedActor, ValueCritic
+from nesyworld.symbolic.knowledge_base import KnowledgeBase
+from nesyworld.symbolic.planning.planners import PlanCache, Planner
+from nesyworld.world.envs.gym_env import NesyGridEnv
+from nesyworld.world.observations.builder import ObservationConfig
+from nesyworld.world.spec.model import WorldSpec
+
+PRE_NOVELTY_TRAIN = TrainConfig(
+    step_budget=4_000_000, epoch_length=28_800, collect_chunk=2_400, max_episode_steps=1_200)
+"""Paper 6.3 and table 6 (4M steps, epochs of 28,800, an update every 2,400, episodes of at
+most 1,200 steps), with TrainConfig's 2 envs rather than 8 (our machines have 2 cores)."""
+
+POST_NOVELTY_TRAIN = TrainConfig(max_episode_steps=400)
+"""Paper table 7 (epochs of 4,800, an update every 800, episodes of at most 400 steps): the
+TrainConfig defaults, with the episode limit made explicit."""
+
+FORBIDDEN_BY_DEFAULT = ("give_up",)
+DEFAULT_SHAPING = ShapingConfig()
+DEFAULT_TRANSFER = TransferConfig()
+
+
+@dataclass(frozen=True)
+class RLConfig:
+    """How an RL baseline trains and acts."""
+
+    train: TrainConfig = PRE_NOVELTY_TRAIN
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    icm: ICMConfig | None = None
+    greedy: bool = False
+    """Act with the most probable action. Off by default: the policy was trained sampling, and
+    an unconverged greedy policy can repeat one refused action until the episode ends."""
+    forbidden: tuple[str, ...] = FORBIDDEN_BY_DEFAULT
+    """Actions masked in training and acting. give_up by default: with -1 a step and 0 for
+    giving up, quitting at once is the best return until the goal has been found, and PPO
+    learns that long before it finds the goal."""
+    vector: bool = True
+    """Train on the batched core: `train.num_envs` copies in one `NesyVectorEnv`, stepped in
+    one compiled call (`nesyworld.hybrid.baselines.vector_envs`), when the observation is LiDAR and
+    no `train_env` is given; otherwise one `NesyGridEnv` per copy."""
+
+
+TRANSFER_RL_CONFIG = RLConfig(train=POST_NOVELTY_TRAIN)
+"""Transfer RL fine-tunes with the post-novelty routine (table 7)."""
+
+
+class ForbidActions(gym.Wrapper):
+    """Marks named actions illegal in `info["action_mask"]`; names are looked up in the env's
+    current action list, so a novelty that shifts indices cannot unmask the wrong action."""
+
+    def __init__(self, env: gym.Env, names: Sequence[str]) -> None:
+        super().__init__(env)
+        self.names = tuple(names)
+
+    def _mask(self, info: dict[str, Any]) -> dict[str, Any]:
+        if self.names and "action_mask" in info:
+            info["action_mask"] = forbid(info["action_mask"],
+                                         self.env.unwrapped.action_names,  # type: ignore[attr-defined]
+                                         self.names)
+        return info
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[Any, dict[str, Any]]:
+        obs, info = self.env.reset(seed=seed, options=options)
+        return obs, self._mask(info)
+
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        return obs, reward, terminated, truncated, self._mask(info)
+
+
+@contextlib.contextmanager
+def _torch_threads(n: int | None) -> Iterator[None]:
+    """Run with `n` torch threads (None: as is). Why: acting is one tiny forward pass per step,
+    and with torch's default of a thread per core it ran 20x slower (0.13 s vs 2.7 s for a
+    400-step episode) on a 2-core machine with other work running."""
+    before = torch.get_num_threads()
+    if n is not None:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def forbid(mask: Any, action_names: Sequence[str], names: Sequence[str]) -> np.ndarray:
+    """`mask` with the named actions illegal, unless that would leave no legal action."""
+    out = np.array(mask, dtype=bool)
+    for name in names:
+        if name in action_names:
+            out[action_names.index(name)] = False
+    return out if out.any() else np.array(mask, dtype=bool)
+
+
+def task_env(spec: SpecRef | WorldSpec, observation: ObservationConfig) -> gym.Env:
+    """A fresh NesyGridEnv of `spec`; a SpecRef is rebuilt here because a WorldSpec does not
+    pickle and subprocess vector envs pickle their factories."""
+    return NesyGridEnv(spec.build() if isinstance(spec, SpecRef) else spec,
+                       observation=observation)
+
+
+@dataclass(frozen=True)
+class TrainingEnvFactory:
+    """Training envs for `train`: `make`'s env with plan shaping (unless None) and the
+    forbidden actions masked. Picklable when `make` is; the copies made in one process share
+    one plan cache, since initial states repeat."""
+
+    make: Callable[[], gym.Env]
+    shaping: ShapingConfig | None
+    kb: KnowledgeBase | None
+    forbidden: tuple[str, ...]
+    cache: PlanCache = field(default_factory=PlanCache, compare=False)
+
+    def __call__(self) -> gym.Env:
+        env = self.make()
+        if self.shaping is not None:
+            planner = Planner(self.shaping.planner, timeout=self.shaping.planner_timeout,
+                              cache=self.cache)
+            env = PlanShapedReward(env, self.kb, self.shaping, planner)
+        return ForbidActions(env, self.forbidden)
+
+
+def _checkpoint_names(ckpt: Checkpoint) -> SpaceNames:
+    names = ckpt.metadata.get("names")
+    if names is None:
+        raise ValueError("this checkpoint does not name its observation slots and actions; "
+                         "save it with RLAgent.save")
+    return SpaceNames.from_dict(names)
+
+
+class RLAgent:
+    """PPO on the whole task with plan-shaped rewards: the paper's pre-novelty RL baseline.
+
+    `shaping=None` trains on the task reward alone. `train_env`, when given, makes the
+    training envs instead of fresh copies of `env`'s world (shaping and the forbidden actions
+    are still applied). The agent acts only in spaces named like the ones it was trained in;
+    `TransferRLAgent` is the one that adapts.
+    """
+
+    name = "rl"
+
+    def __init__(self, env: gym.Env, kb: KnowledgeBase | None = None,
+                 config: RLConfig = RLConfig(),
+                 shaping: ShapingConfig | None = DEFAULT_SHAPING,
+                 train_env: Callable[[], gym.Env] | None = None,
+                 checkpoint: Checkpoint | None = None) -> None:
+        self.env = env
+        self.config = config
+        self.shaping = shaping
+        self.kb = kb
+        self.train_env = train_env
+        self.records: list[EpochRecord] = []
+        self._cache = PlanCache()
+        self._spaces: tuple[gym.Space, gym.Space] | None = None
+        if checkpoint is None:
+            self.names = space_names(env)
+            checkpoint = self._fresh_checkpoint()
+        else:
+            self.names = _checkpoint_names(checkpoint)
+        self._use(checkpoint)
+        self._sync()
+
+    # --- the protocol ------------------------------------------------------------------------
+    def reset(self, observation: Any, info: dict[str, Any]) -> None:
+        self._sync()
+
+    def act(self, observation: Any, info: dict[str, Any]) -> int:
+        self._sync()
+        names = self.names.actions
+        mask = forbid(mask_from_info(info, len(names)), names, self.config.forbidden)
+        with _torch_threads(self.config.train.torch_threads):
+            return self.policy.act(observation, mask)
+
+    def observe(self, observation: Any, reward: float, terminated: bool, truncated: bool,
+                info: dict[str, Any]) -> None:
+        return None  # learning happens in `learn`, on envs of its own
+
+    def learn(self, steps: int | None = None) -> dict[str, float]:
+        """Train from the current weights for `steps` env steps (default: the config's budget)
+        and act with the result from now on. Returns the run's statistics."""
+        self._sync()
+        cfg = self.config.train if steps is None else dataclasses.replace(
+            self.config.train, step_budget=int(steps))
+        vector = self.vector_env_factory()
+        if vector is not None:  # the acting env's own world: its names, already synced
+            result = train(config=cfg, ppo=self.config.ppo, icm=self.config.icm,
+                           init=self.checkpoint, vector_env_factory=vector)
+        else:
+            factory = self.env_factory()
+            probe = factory()  # the training world may name its slots otherwise than this
+            target = space_names(probe)
+            spaces = (probe.unwrapped.observation_space, probe.unwrapped.action_space)
+            probe.close()
+            if target != self.names:
+                self.adapt(target, spaces)
+            result = train(factory, cfg, self.config.ppo, self.config.icm,
+                           init=self.checkpoint)
+        self.records.extend(result.epochs)
+        self._use(result.checkpoint(**{**self.checkpoint.metadata,
+                                       "names": self.names.as_dict()}))
+        self._spaces = None  # check the acting env's names again at the next step
+        last = result.epochs[-1] if result.epochs else None
+        train_seconds = sum(r.epoch_steps / r.steps_per_second for r in result.epochs
+                            if r.steps_per_second > 0)
+        return {
+            "env_steps": float(result.env_steps),
+            "total_env_steps": float(self.checkpoint.env_steps),
+            "epochs": float(len(result.epochs)),
+            "converged": float(result.converged),
+            "success_rate": last.success_rate if last else float("nan"),
+            "mean_reward": last.mean_reward if last else float("nan"),
+            "train_success_rate": last.train_success_rate if last else float("nan"),
+            "steps_per_second": result.env_steps / train_seconds if train_seconds else 0.0,
+            "wall_seconds": result.wall_seconds,
+        }
+
+    def save(self, path: str | Path) -> None:
+        """One checkpoint file: weights, optimiser, configs and the names of the spaces."""
+        save_checkpoint(path, self.checkpoint, agent=self.name, names=self.names.as_dict())
+
+    def load(self, path: str | Path) -> None:
+        ckpt = load_checkpoint(path)
+        self.names = _checkpoint_names(ckpt)
+        self._use(ckpt)
+        self._spaces = None
+        self._sync()
+
+    # --- training envs and weights -----------------------------------------------------------
+    def env_factory(self) -> TrainingEnvFactory:
+        """What `learn` trains on: `train_env`'s envs, or fresh envs of the acting env's
+        current world (a mid-episode novelty is then there from the start)."""
+        inner = self.env.unwrapped
+        if self.shaping is not None and self.kb is None:  # derived once, not once per env
+            self.kb = KnowledgeBase.from_world(inner.world)  # type: ignore[attr-defined]
+        make = self.train_env or functools.partial(
+            task_env, SpecRef.of(inner.world.spec), inner.config)  # type: ignore[attr-defined]
+        return TrainingEnvFactory(make, self.shaping, self.kb, self.config.forbidden,
+                                  self._cache)
+
+    def vector_env_factory(self) -> VectorTrainingEnvFactory | None:
+        """What `learn` trains on when it can use the batched core (see `RLConfig.vector`):
+        copies of the acting env's current world in one vector env; None when it cannot."""
+        inner = self.env.unwrapped
+        config: ObservationConfig = inner.config  # type: ignore[attr-defined]
+        if not self.config.vector or self.train_env is not None or config.kind != "lidar":
+            return None
+        spec = inner.world.spec  # type: ignore[attr-defined]
+        noise = config.noise if config.noise is not None else spec.observation_noise
+        if noise > 0:  # the batched LiDAR is exact: noisy training needs NesyGridEnv copies
+            return None
+        if self.shaping is not None and self.kb is None:
+            self.kb = KnowledgeBase.from_world(inner.world)  # type: ignore[attr-defined]
+        return VectorTrainingEnvFactory(inner.world.spec, config,  # type: ignore[attr-defined]
+                                        self.shaping, self.kb, self.config.forbidden,
+                                        self._cache)
+
+    def _fresh_checkpoint(self) -> Checkpoint:
+        """Untrained networks, built directly rather than through `build_learner`: tianshou
+        JIT-compiles its algorithm on construction (seconds), which acting never needs."""
+        inner = self.env.unwrapped
+        obs_dim, n_actions = flatdim(inner.observation_space), int(inner.action_space.n)
+        hidden = self.config.ppo.hidden_sizes
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(self.config.train.seed)
+            actor, critic = MaskedActor(obs_dim, n_actions, hidden), ValueCritic(obs_dim, hidden)
+        return Checkpoint(ppo=self.config.ppo, icm=self.config.icm, train=self.config.train,
+                          observation_space=inner.observation_space,
+                          action_space=inner.action_space, obs_dim=obs_dim,
+                          actor_state=actor.state_dict(), critic_state=critic.state_dict(),
+                          metadata={"names": self.names.as_dict()})
+
+    def _use(self, ckpt: Checkpoint) -> None:
+        if ckpt.ppo.hidden_sizes != self.config.ppo.hidden_sizes:  # the weights' shape rules
+            ppo = dataclasses.replace(self.config.ppo, hidden_sizes=ckpt.ppo.hidden_sizes)
+            self.config = dataclasses.replace(self.config, ppo=ppo)
+        self.checkpoint = ckpt
+        self.policy = ckpt.policy(greedy=self.config.greedy, seed=self.config.train.seed)
+
+    def _current_spaces(self) -> tuple[gym.Space, gym.Space]:
+        inner = self.env.unwrapped
+        return inner.observation_space, inner.action_space
+
+    def _sync(self) -> None:
+        """Notice that the env's spaces were rebuilt (a novelty arrived) and adapt. Cheap on
+        every step: names are compared only when the env made new space objects."""
+        spaces = self._current_spaces()
+        if self._spaces is not None and all(
+                a is b for a, b in zip(spaces, self._spaces, strict=True)):
+            return
+        current = space_names(self.env)
+        if current != self.names:
+            self.adapt(current, spaces)
+        self._spaces = spaces
+
+    def adapt(self, current: SpaceNames, spaces: tuple[gym.Space, gym.Space]) -> None:
+        """The env's spaces now mean something else; this agent cannot follow."""
+        raise ValueError(f"{self.name}: the env's observation or actions changed (a novelty?); "
+                         "a policy trained on the old ones cannot act here. Use "
+                         "TransferRLAgent to carry it over.")
+
+
+class TransferRLAgent(RLAgent):
+    """A trained policy carried into a changed world: the paper's Transfer RL baseline.
+
+    `source` is a trained RLAgent, a Checkpoint saved by one, or its file. Whenever the env's
+    spaces change (now, or mid-episode when a novelty arrives) the network grows to them by
+    name, so on everything the old policy knew it acts exactly as before (see
+    `nesyworld.hybrid.baselines.transfer`). `learn` then fine-tunes on the task reward alone (D.2).
+    """
+
+    name = "transfer_rl"
+
+    def __init__(self, env: gym.Env, source: RLAgent | Checkpoint | str | Path,
+                 kb: KnowledgeBase | None = None, config: RLConfig = TRANSFER_RL_CONFIG,
+                 shaping: ShapingConfig | None = None,
+                 transfer: TransferConfig = DEFAULT_TRANSFER,
+                 train_env: Callable[[], gym.Env] | None = None) -> None:
+        if isinstance(source, RLAgent):
+            ckpt = source.checkpoint
+        else:
+            ckpt = source if isinstance(source, Checkpoint) else load_checkpoint(source)
+        self.transfer = transfer
+        self.expansions: list[dict[str, Any]] = []  # what each adaptation added, and when
+        super().__init__(env, kb, config, shaping, train_env, checkpoint=ckpt)
+
+    def adapt(self, current: SpaceNames, spaces: tuple[gym.Space, gym.Space]) -> None:
+        """Grow (or shrink) the network to the spaces named `current`, weights kept by name."""
+        old = self.names
+        ckpt = transfer_checkpoint(self.checkpoint, old, current, spaces[0],
+                                   spaces[1], self.transfer)  # type: ignore[arg-type]
+        state = getattr(getattr(self.env.unwrapped, "world", None), "state", None)
+        self.expansions.append({
+            "step": int(state.step) if state is not None else -1,
+            "new_types": sorted(_words(current.observation) - _words(old.observation)),
+            "new_actions": [a for a in current.actions if a not in old.actions],
+        })
+        self.names = current
+        self._use(ckpt)
+
+
+def _words(labels: Sequence[tuple[Any, ...]]) -> set[str]:
+    """Every name used in some label (kinds and entity types)."""
+    return {part for label in labels for part in label if isinstance(part, str)}
+

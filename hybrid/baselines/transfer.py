@@ -1,0 +1,182 @@
+"""Carrying a trained policy across a novelty that changes the observation or action space.
+
+NovelGym's Transfer RL baseline (paper 6.3) keeps the pre-novelty weights when a novelty adds
+entity types or actions and grows the network to the new spaces. What makes that safe is
+knowing what every input and output *means*: here each flat observation slot gets a label such
+as ``("lidar", "oak_log", 3)`` or ``("inventory", "axe")``, and each output is an action name.
+Weights are then carried from old to new by label, never by position: a novelty inserts
+``select_axe`` in the middle of the action list and appends ``axe`` to the types, which shifts
+every later index, and a positional copy would silently wire the old policy to the wrong
+inputs and outputs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from itertools import product
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from gymnasium.spaces.utils import flatdim
+from torch import nn
+
+from nesyworld.learning import Checkpoint
+from nesyworld.learning.algorithms.networks import MaskedActor, ValueCritic
+from nesyworld.world.observations import N_BEAMS
+from nesyworld.world.observations.builder import ObservationConfig
+
+Label = tuple[Hashable, ...]
+
+TRANSFERABLE_KINDS = ("lidar", "local_view", "dict")
+
+
+@dataclass(frozen=True)
+class SpaceNames:
+    """The meaning of every network input (flat observation slot) and output (action)."""
+
+    observation: tuple[Label, ...]
+    actions: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain data for checkpoint metadata (labels become lists)."""
+        return {"observation": [list(label) for label in self.observation],
+                "actions": list(self.actions)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SpaceNames:
+        return cls(tuple(tuple(label) for label in data["observation"]),
+                   tuple(data["actions"]))
+
+
+@dataclass(frozen=True)
+class TransferConfig:
+    """How new weights start when a network grows."""
+
+    new_weight_scale: float = 0.01
+    """New inputs and outputs start with the fresh initialisation times this: small enough
+    that the grown network behaves like the old one on everything it already knew (a new
+    action's logit starts near 0), large enough that gradients reach the new weights."""
+
+    seed: int = 0
+    """Seeds the fresh initialisation the new weights are scaled from."""
+
+
+def _kind_labels(kind: str, types: Sequence[str], space: gym.Space,
+                 config: ObservationConfig) -> list[Label]:
+    """Labels of one observation kind, in gymnasium's flattening order."""
+    if kind == "lidar":
+        return ([("lidar", t, beam) for t in types for beam in range(N_BEAMS)]
+                + [("inventory", t) for t in types] + [("selected", t) for t in types])
+    if kind == "local_view":
+        n = config.local_view_size
+        parts = {"view": [("view", t, r, c) for t, r, c in product(types, range(n), range(n))],
+                 "inventory": [("inventory", t) for t in types],
+                 "selected": [("selected", t) for t in types]}
+        assert isinstance(space, gym.spaces.Dict)
+        return [label for key in space.spaces for label in parts[key]]
+    raise ValueError(f"observation kind {kind!r} has no per-type layout to transfer; use one "
+                     f"of {', '.join(TRANSFERABLE_KINDS)}")
+
+
+def observation_labels(types: Sequence[str], config: ObservationConfig,
+                       space: gym.Space) -> tuple[Label, ...]:
+    """One label per flat observation slot of a NesyGridEnv with these entity types.
+
+    Checked against the space's flat size, so a change of the observation layout fails here
+    rather than producing a mis-wired network.
+    """
+    if config.kind == "dict":
+        assert isinstance(space, gym.spaces.Dict)
+        labels = [(kind, *label) for kind, sub in space.spaces.items()
+                  for label in _kind_labels(kind, types, sub, config)]
+    else:
+        labels = _kind_labels(config.kind, types, space, config)
+    if len(labels) != flatdim(space):
+        raise ValueError(f"{len(labels)} observation labels for a space of flat size "
+                         f"{flatdim(space)}: the {config.kind} layout is not the one expected")
+    return tuple(labels)
+
+
+def space_names(env: gym.Env) -> SpaceNames:
+    """The current SpaceNames of a (possibly wrapped) NesyGridEnv."""
+    inner = env.unwrapped
+    world = inner.world  # type: ignore[attr-defined]
+    labels = observation_labels(world.types.names, inner.config,  # type: ignore[attr-defined]
+                                inner.observation_space)
+    return SpaceNames(labels, tuple(inner.action_names))  # type: ignore[attr-defined]
+
+
+def slot_map(old: Sequence[Hashable], new: Sequence[Hashable]) -> np.ndarray:
+    """For each new name, the index of the same name among the old ones, or -1."""
+    where = {name: i for i, name in enumerate(old)}
+    return np.array([where.get(name, -1) for name in new], dtype=np.int64)
+
+
+def _linears(module: nn.Module) -> list[nn.Linear]:
+    return [m for m in module.modules() if isinstance(m, nn.Linear)]
+
+
+def expand_network(old: nn.Module, new: nn.Module, inputs: np.ndarray,
+                   outputs: np.ndarray | None, scale: float) -> None:
+    """Copy `old`'s weights into `new` (same hidden sizes, other input/output sizes), in place.
+
+    `inputs[i]` is the old input feeding new input i (-1: new), likewise `outputs` for the
+    last layer (None: same outputs). Weights between old units are copied; weights touching a
+    new unit keep `new`'s own initialisation times `scale`. Hidden layers are copied whole.
+    """
+    old_layers, new_layers = _linears(old), _linears(new)
+    if len(old_layers) != len(new_layers):
+        raise ValueError(f"networks differ in depth: {len(old_layers)} vs {len(new_layers)}")
+    last = len(new_layers) - 1
+    with torch.no_grad():
+        for k, (a, b) in enumerate(zip(old_layers, new_layers, strict=True)):
+            cols = inputs if k == 0 else np.arange(b.in_features)
+            rows = outputs if (k == last and outputs is not None) else np.arange(b.out_features)
+            if len(cols) != b.in_features or len(rows) != b.out_features:
+                raise ValueError(f"layer {k}: maps of {len(rows)}x{len(cols)} for a layer of "
+                                 f"{b.out_features}x{b.in_features}")
+            b.weight.mul_(scale)
+            b.bias.mul_(scale)
+            new_r = torch.as_tensor(np.flatnonzero(rows >= 0))
+            new_c = torch.as_tensor(np.flatnonzero(cols >= 0))
+            old_r = torch.as_tensor(rows[rows >= 0])
+            old_c = torch.as_tensor(cols[cols >= 0])
+            b.weight[new_r[:, None], new_c[None, :]] = a.weight[old_r[:, None], old_c[None, :]]
+            b.bias[new_r] = a.bias[old_r]
+
+
+def transfer_checkpoint(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames,
+                        observation_space: gym.Space, action_space: gym.spaces.Discrete,
+                        config: TransferConfig = TransferConfig()) -> Checkpoint:
+    """`ckpt` grown (or shrunk) from the spaces named `old` to those named `new`.
+
+    The optimiser moments and the ICM (if any) are dropped: both are shaped by the old spaces,
+    Adam restarts cheaply, and a fresh curiosity model is what a changed world calls for.
+    """
+    if old == new:
+        return ckpt
+    inputs, outputs = slot_map(old.observation, new.observation), slot_map(old.actions,
+                                                                            new.actions)
+    if not (inputs >= 0).any():
+        raise ValueError("no observation slot of the old policy exists in the new space: the "
+                         "two envs do not share an observation layout")
+    hidden = ckpt.ppo.hidden_sizes
+    n_obs, n_act = len(new.observation), len(new.actions)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(config.seed)
+        actor, critic = MaskedActor(n_obs, n_act, hidden), ValueCritic(n_obs, hidden)
+    old_critic = ValueCritic(ckpt.obs_dim, hidden)
+    old_critic.load_state_dict(ckpt.critic_state)
+    expand_network(ckpt.actor().net, actor.net, inputs, outputs, config.new_weight_scale)
+    expand_network(old_critic.net, critic.net, inputs, None, config.new_weight_scale)
+    added = {"observation": int((inputs < 0).sum()), "actions": int((outputs < 0).sum())}
+    return dataclasses.replace(
+        ckpt, observation_space=observation_space, action_space=action_space, obs_dim=n_obs,
+        actor_state=actor.state_dict(), critic_state=critic.state_dict(),
+        ppo_optim_state=None, icm_state=None, icm_optim_state=None,
+        metadata={**ckpt.metadata, "names": new.as_dict(),
+                  "transfers": [*ckpt.metadata.get("transfers", []), added]})

@@ -1,0 +1,119 @@
+"""Execution monitoring: did an operator do what it declares?
+
+Before an operator the executor records z0 = abstract(state); after it, the declared effects
+must hold relative to z0. A count must change by at least the declared amount in the declared
+direction (a recipe that yields more is fine, one that consumes more than declared is not),
+and declared facts must be added and deleted. A refused action and an effect mismatch both
+become an `OperatorFailure`, which says in one line what went wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from nesyworld.hybrid.execution.operators import GroundOperator
+from nesyworld.symbolic.derivation.abstraction import SymbolicState
+from nesyworld.symbolic.planning.planners import PlanStep
+from nesyworld.world import Snapshot
+from nesyworld.world.actions.schema import (
+    FACING,
+    HOLDING,
+    NO_EFFECT_NOTE,
+    CountChange,
+    Fact,
+    SetFact,
+)
+
+FailureKind = Literal["refused", "effect_mismatch", "precondition"]
+
+
+def check_effects(op: GroundOperator, z0: SymbolicState, z1: SymbolicState,
+                  relevant: Collection[tuple[str, str]] | None = None
+                  ) -> tuple[list[str], list[str]]:
+    """The declared effects that do not hold in z1 (relative to z0), and what was observed
+    instead; two empty lists when the operator did what it declares.
+
+    With `relevant`, only those (fluent, item) counts are checked: a count that no
+    precondition or goal compares (world(air), say, which a sapling growing elsewhere
+    changes in the same step) cannot make a plan fail, so a change there is no failure.
+    """
+    b = op.binding
+    expected: list[str] = []
+    observed: list[str] = []
+    added = {(e.predicate, tuple(b.get(a, a) for a in e.args)) for e in op.schema.effects
+             if isinstance(e, SetFact) and e.value}
+    for e in op.schema.effects:
+        if isinstance(e, CountChange):
+            item = b.get(e.arg, e.arg)
+            if relevant is not None and (e.fluent, item) not in relevant:
+                continue
+            delta = z1.count(e.fluent, item) - z0.count(e.fluent, item)
+            if delta < e.delta:
+                sign = "+" if e.delta > 0 else ""
+                expected.append(f"{e.fluent}({item}) {sign}{e.delta}")
+                observed.append(f"{e.fluent}({item}) {delta:+d}")
+        elif isinstance(e, SetFact):
+            args = tuple(b.get(a, a) for a in e.args)
+            if not e.value and (e.predicate, args) in added:
+                continue  # deleted and added again (approaching what one already faces)
+            holds = _holds(z1, e.predicate, args)
+            if holds != e.value:
+                atom = f"{e.predicate}({', '.join(args)})"
+                expected.append(atom if e.value else f"not {atom}")
+                observed.append(f"not {atom}" if e.value else atom)
+    return expected, observed
+
+
+def _holds(z: SymbolicState, predicate: str, args: tuple[str, ...]) -> bool:
+    try:
+        return z.holds(Fact(predicate, args))
+    except ValueError:  # a type this world does not have
+        return False
+
+
+@dataclass
+class OperatorFailure:
+    """An operator that did not do what it declares, with everything recovery needs."""
+
+    operator: GroundOperator
+    kind: FailureKind
+    reason: str
+    expected: list[str]
+    observed: list[str]
+    snapshot: Snapshot | None
+    suffix: tuple[PlanStep, ...]
+    step: int
+    before: SymbolicState | None = field(default=None, repr=False)
+    after: SymbolicState | None = field(default=None, repr=False)
+
+    def __str__(self) -> str:
+        head = f"step {self.step}: {self.operator} "
+        if self.kind == "refused":
+            return head + f"was refused: {self.reason}"
+        if self.kind == "precondition":
+            return head + f"could not start: {self.reason}"
+        return head + (f"did not do what it declares: expected {', '.join(self.expected)}; "
+                       f"observed {', '.join(self.observed)}")
+
+    def to_dict(self) -> dict[str, object]:
+        return {"operator": str(self.operator), "kind": self.kind, "reason": self.reason,
+                "expected": self.expected, "observed": self.observed, "step": self.step,
+                "suffix": [str(s) for s in self.suffix], "explanation": str(self)}
+
+
+def tolerated(op: GroundOperator, z0: SymbolicState, z1: SymbolicState,
+              expected: Sequence[str] = ()) -> bool:
+    """An outcome that is no failure of the operator:
+    - no effect at all, from an operator that declares it may have none;
+    - only what the agent faces or holds differs, while every count the operator promises
+      did change: the block was mined into the inventory, but an NPC stepped into the
+      cleared cell, so the agent faces it rather than air. The world moved, not the
+      operator; the executor checks the next operator's preconditions and replans.
+    """
+    if NO_EFFECT_NOTE in op.schema.notes and z0 == z1:
+        return True
+    counts = [e for e in op.schema.effects if isinstance(e, CountChange)]
+    functional = (f"{FACING}(", f"not {FACING}(", f"{HOLDING}(", f"not {HOLDING}(")
+    return bool(counts and expected) and all(x.startswith(functional) for x in expected)

@@ -1,0 +1,189 @@
+"""Episode recordings: what an agent saw, did and thought, step by step, for the studio.
+
+A trajectory (`nesyworld.world.simulation.trajectory`) is enough to replay the world, but not
+to show *why*: the plan, the operator being executed, the failure, the learning. A recording keeps
+those too, and stores every frame rather than re-simulating it, so it still opens when the
+spec, a novelty or the code has changed since it was made. Entity types are stored by name
+in a table of the recording's own, since a novelty may renumber the world's type ids.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from nesyworld.world.simulation.trajectory import state_digest
+
+FORMAT = "nesyworld.episode/1"
+KINDS = ("plan", "no_plan", "done", "failure", "drift", "novelty", "give_up", "recovery",
+         "learning", "learned", "recovery_failed")
+"""The agent events a recording keeps (every kind `PlanningAgent` and `HybridAgent` emit)."""
+
+
+@dataclass
+class EpisodeRecording:
+    """One recorded episode. `frames[0]` is the state after the reset; frame k > 0 is the
+    state after the k-th action, with that action, its outcome and the operator it served."""
+
+    spec: str
+    seed: int | None
+    agent: str
+    novelties: list[str] = field(default_factory=list)
+    types: list[dict[str, Any]] = field(default_factory=list)
+    """name, glyph and colour (or None) of each entity type, indexed by the frames' grids."""
+    frames: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    """Agent events, each with the frame it happened before (`frame`)."""
+    domains: list[dict[str, Any]] = field(default_factory=list)
+    """The agent's PDDL domain from frame `frame` on: the first, then one per learned
+    operator spliced in."""
+    problem: str = ""
+    result: dict[str, Any] = field(default_factory=dict)
+    trajectory: dict[str, Any] | None = None
+    """The replayable trajectory (`nesyworld replay`), when no novelty changed the world."""
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps({"format": FORMAT, **asdict(self)},
+                                         separators=(",", ":")))
+
+
+class FrameEncoder:
+    """Turns world states into frames, with type ids mapped into the recording's own table."""
+
+    def __init__(self) -> None:
+        self.types: list[dict[str, Any]] = []
+        self._index: dict[str, int] = {}
+        self._lut: np.ndarray | None = None
+        self._lut_for: Any = None
+
+    def _table(self, catalog: Any) -> np.ndarray:
+        if self._lut_for is not catalog:
+            for name, glyph, color in zip(catalog.names, catalog.glyphs, catalog.colors,
+                                          strict=True):
+                if name not in self._index:
+                    self._index[name] = len(self.types)
+                    self.types.append({"name": name, "glyph": glyph,
+                                       "color": list(color) if color else None})
+            self._lut = np.array([self._index[n] for n in catalog.names], np.int32)
+            self._lut_for = catalog
+        assert self._lut is not None
+        return self._lut
+
+    def frame(self, world: Any) -> dict[str, Any]:
+        st, a = world.state, world.main
+        grid = self._table(world.types)[st.grid]
+        return {"step": int(st.step), "grid": grid.tolist(),
+                "pos": [int(st.pos[a, 0]), int(st.pos[a, 1])], "facing": int(st.facing[a]),
+                "inventory": world.inventory_dict(),
+                "selected": world.types.names[int(st.selected[a])],
+                "action": None, "ok": True, "reason": "", "reward": 0.0,
+                "operator": None, "plan_index": None}
+
+
+class EpisodeRecorder(gym.Wrapper):
+    """Records the first episode run through it (agent events included) and saves it to
+    `path` when that episode ends; later episodes pass through untouched.
+
+    Give it the agent (after making the agent on the wrapper or on the inner env): the
+    recorder reads the agent's `events`, its `current` operator and its knowledge base.
+    """
+
+    def __init__(self, env: gym.Env, path: str | Path, agent: Any = None,
+                 novelties: list[str] | None = None) -> None:
+        super().__init__(env)
+        self.path = Path(path)
+        self.agent = agent
+        self.novelties = list(novelties or [])
+        self.recording: EpisodeRecording | None = None
+        self.saved = False
+        self._encoder = FrameEncoder()
+        self._events_from = 0
+        self._learned_seen = 0
+        self._reward = 0.0
+        self._changed = False
+
+    @property
+    def world(self) -> Any:
+        return self.env.unwrapped.world
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        obs, info = self.env.reset(**kwargs)
+        if self.saved:
+            return obs, info
+        world, agent = self.world, self.agent
+        seed = kwargs.get("seed")
+        self.recording = EpisodeRecording(
+            spec=world.spec.name, seed=seed, agent=getattr(agent, "name", "?"),
+            novelties=self.novelties)
+        self.recording.frames.append(self._encoder.frame(world))
+        kb = getattr(agent, "kb", None)
+        if kb is not None:
+            domain, problem = kb.pddl()
+            self.recording.domains.append({"frame": 0, "domain": domain})
+            self.recording.problem = problem
+        self._events_from = len(getattr(agent, "events", []))
+        self._reward, self._changed = 0.0, bool(world.spec.novelties)
+        self._spec_source, self._actions, self._costs = world.spec.source, [], []
+        self._digests = [state_digest(world.state)]
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
+        if self.saved or self.recording is None:
+            return self.env.step(action)
+        rec, world = self.recording, self.world
+        self._take_events()  # what the agent did before choosing this action
+        current = getattr(self.agent, "current", None)
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        frame = self._encoder.frame(world)
+        frame.update(action=info.get("action"), ok=bool(info.get("ok", True)),
+                     reason=str(info.get("reason") or ""), reward=float(reward),
+                     operator=current[0] if current else None,
+                     plan_index=current[1] if current else None)
+        rec.frames.append(frame)
+        self._reward += float(reward)
+        self._actions.append(str(info.get("action")))
+        self._costs.append(float(info.get("cost", 0.0)))
+        self._digests.append(state_digest(world.state))
+        self._changed |= bool(world.spec.novelties)
+        if terminated or truncated:
+            self._take_events()
+            rec.result = {"success": bool(info.get("success")), "steps": len(rec.frames) - 1,
+                          "reward": self._reward}
+            if not self._changed:
+                rec.trajectory = {"spec": self._spec_source, "seed": rec.seed,
+                                  "actions": self._actions, "digests": self._digests,
+                                  "outcomes": [{"ok": f["ok"], "cost": c,
+                                                "reason": f["reason"]}
+                                               for f, c in zip(rec.frames[1:], self._costs,
+                                                               strict=True)]}
+            rec.types = self._encoder.types
+            rec.save(self.path)
+            self.saved = True
+        return obs, reward, terminated, truncated, info
+
+    def _take_events(self) -> None:
+        rec = self.recording
+        events = getattr(self.agent, "events", [])
+        assert rec is not None
+        frame = len(rec.frames) - 1
+        for event in events[self._events_from:]:
+            data = {k: v for k, v in event.data.items() if _jsonable(v)}
+            rec.events.append({"frame": frame, "step": int(event.step), "kind": event.kind,
+                               "text": event.text, "data": data})
+            if event.kind == "learned":
+                domain, _ = self.agent.kb.pddl()
+                rec.domains.append({"frame": frame, "domain": domain})
+        self._events_from = len(events)
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True

@@ -1,0 +1,230 @@
+"""Recovery by learning: from one OperatorFailure to a learned operator the planner uses.
+
+As in docs/RECOVERY.md: build the subproblem env at the failure snapshot, train PPO
+(RapidLearn) or PPO+ICM (RapidLearn+) until the paper's convergence test or the step budget,
+roll the greedy policy out from the snapshot, turn the successful rollouts into a
+`LearnedOperator`, splice it into the knowledge base (demoting the operator that failed) and
+check that a fresh plan from the failure state uses it. A learned operator that fails later
+is fine-tuned from its checkpoint, over the same action set, rather than learned again.
+
+Every env step training and checking take is counted (`RecoveryOutcome.env_steps`); the
+evaluation episodes of the convergence test are counted apart, as the paper leaves them out.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from nesyworld.hybrid.execution.monitor import OperatorFailure
+from nesyworld.hybrid.recovery.env import RecoveryEnvConfig, recovery_env_factory
+from nesyworld.hybrid.recovery.learned_operator import LearnedOperator, build_learned_operator
+from nesyworld.hybrid.recovery.starts import sample_failure_starts
+from nesyworld.learning import EpochRecord, ICMConfig, PPOConfig, TrainConfig, TrainResult, train
+from nesyworld.symbolic.knowledge_base import KnowledgeBase
+from nesyworld.symbolic.planning.planners import PlanCache, Planner
+from nesyworld.world import World
+from nesyworld.world.observations.builder import ObservationBuilder
+
+
+def recovery_observation_space(world: World, config: RecoveryEnvConfig) -> Any:
+    """The observation space a recovery env of this world has."""
+    return ObservationBuilder(world, world.main, config.observation).space
+
+
+def _recovery_train_config() -> TrainConfig:
+    return TrainConfig(step_budget=60_000, epoch_length=500, collect_chunk=500,
+                       eval_episodes=4, vector_env="dummy", progress=False,
+                       deterministic_eval=False)
+
+
+@dataclass(frozen=True)
+class RecoveryConfig:
+    """Budget and algorithm of a recovery.
+
+    Departures from the paper's post-novelty routine (4,800-step epochs, 100 evaluation
+    episodes), each because the recovery subproblem is small: 500-step epochs, so the
+    convergence test (5 passing epochs, paper appendix A) costs 2,500 steps at least instead
+    of 24,000; 4 evaluation episodes, because every episode starts at the same snapshot and
+    the evaluation is greedy (the only variation is the world's own randomness); in-process
+    envs, because a recovery step costs ~1 ms and the pipes to subprocesses cost more.
+
+    Learned operators run their policy sampled, not greedy, and the convergence test
+    evaluates it the same way: on a map it never trained on, a greedy policy that picks a
+    useless action picks it forever (the Axe operator stalled so on 3 of 40 new maps), a
+    sampled one soon tries the next likeliest.
+    """
+
+    env: RecoveryEnvConfig = field(default_factory=lambda: RecoveryEnvConfig(horizon=100))
+    train: TrainConfig = field(default_factory=_recovery_train_config)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    icm: ICMConfig | None = field(default_factory=ICMConfig)
+    rollouts: int = 20
+    """Greedy rollouts from the snapshot that define the operator's effects."""
+    min_success_rate: float = 0.9
+    """Rollout success rate below which no operator is made (the planner could not rely on
+    it); the failure is then left to the planning agent's retries."""
+    extra_maps: int = 16
+    """Fresh maps on which the planning agent is run to meet the same failure again, each
+    a further start of the recovery env (see starts.py); 0 learns from the one
+    failure only. Their env steps count as adaptation."""
+    confirmations: int = 2
+    """Failures of an operator before it is learned from. A novelty breaks an operator every
+    time; a one-off mismatch (an NPC stepping into the cell just broken, so the agent faces
+    it rather than air) does not repeat, and the replan that follows the first failure is
+    cheap where a recovery costs thousands of steps."""
+    attempts: int = 2
+    """Recoveries of one operator that may end without an operator before the agent stops
+    trying to learn it (and only replans around it): each costs the whole step budget."""
+    finetune_lr: float = 1e-4
+    """Learning rate when fine-tuning a learned operator that failed (lower than a fresh
+    run's, so the policy adapts without forgetting)."""
+
+    @classmethod
+    def rapidlearn(cls, **changes: Any) -> RecoveryConfig:
+        """RapidLearn: PPO without curiosity."""
+        return replace(cls(icm=None), **changes)
+
+    @classmethod
+    def rapidlearn_plus(cls, **changes: Any) -> RecoveryConfig:
+        """RapidLearn+: PPO with ICM curiosity (the paper's best hybrid)."""
+        return replace(cls(), **changes)
+
+    @property
+    def variant(self) -> str:
+        return "rapidlearn" if self.icm is None else "rapidlearn+"
+
+
+@dataclass
+class RecoveryOutcome:
+    """What one recovery did and cost."""
+
+    failure: str
+    operator: LearnedOperator | None
+    env_steps: int
+    """Training plus checking rollouts: the adaptation cost (evaluation excluded)."""
+    eval_env_steps: int
+    wall_seconds: float
+    converged: bool
+    fine_tuned: bool
+    plan_uses_it: bool
+    epochs: list[EpochRecord] = field(default_factory=list)
+    error: str = ""
+    extra_starts: int = 0
+    """Failures met again on other maps and trained from (see `RecoveryConfig`)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.operator is not None
+
+    def summary(self) -> dict[str, Any]:
+        return {"failure": self.failure, "operator": self.operator.name if self.operator
+                else None, "env_steps": self.env_steps, "eval_env_steps": self.eval_env_steps,
+                "wall_seconds": round(self.wall_seconds, 2), "converged": self.converged,
+                "fine_tuned": self.fine_tuned, "plan_uses_it": self.plan_uses_it,
+                "epochs": len(self.epochs), "extra_starts": self.extra_starts,
+                "error": self.error}
+
+
+class Recovery:
+    """Learns operators for failures of one agent's knowledge base (which it edits)."""
+
+    def __init__(self, kb: KnowledgeBase, settings: RecoveryConfig = RecoveryConfig(),
+                 known_actions: Collection[str] | None = None, novelty: str = "",
+                 on_epoch: Callable[[EpochRecord], bool | None] | None = None,
+                 planner: Planner | None = None,
+                 skills: Mapping[str, Any] | None = None) -> None:
+        self.kb = kb
+        self.skills = skills or {}  # the learned operators the KB has: sampling runs them
+        # the agent's own planner (and its cache) when given: the states repeat
+        self.planner = planner if planner is not None else Planner(
+            settings.env.planner, timeout=settings.env.planner_timeout, cache=PlanCache())
+        self.settings = settings
+        self.known_actions = tuple(known_actions) if known_actions is not None else None
+        self.novelty = novelty
+        self.on_epoch = on_epoch
+
+    def learn(self, world: World, failure: OperatorFailure,
+              previous: LearnedOperator | None = None) -> RecoveryOutcome:
+        """Train on the failure's subproblem; on success add (or, fine-tuning `previous`,
+        replace) the learned operator in the knowledge base. `world` is only read."""
+        if failure.snapshot is None:
+            raise ValueError("the failure has no snapshot to restart from")
+        s = self.settings
+        start = time.perf_counter()
+        # fine-tune when the policy can read this world's observations; a novelty that
+        # added types since it was learned means learning it again (under the same name)
+        tuning = previous is not None and previous.checkpoint is not None and (
+            previous.fits(recovery_observation_space(world, s.env)))
+        kwargs: dict[str, Any] = {"known_actions": self.known_actions}
+        extra: list[OperatorFailure] = []
+        sampling_steps = 0
+        if not tuning and s.extra_maps > 0:
+            sampled = sample_failure_starts(
+                world.spec, self.kb, failure, self._map_seeds(s.train.seed, failure, s.extra_maps),
+                planner=self.planner, skills=self.skills)
+            extra, sampling_steps = sampled.failures, sampled.env_steps
+        if tuning and previous is not None:  # same network: same actions, and its old starts
+            kwargs["action_names"] = previous.action_names
+            extra = [*extra, *previous.starts]
+        kwargs["starts"] = extra
+        factory = recovery_env_factory(world.spec, failure.snapshot, failure, self.kb, s.env,
+                                       **kwargs)
+        ppo = replace(s.ppo, lr=s.finetune_lr) if tuning else s.ppo
+        init = previous.checkpoint if tuning and previous is not None else None
+        result = train(factory, s.train, ppo, s.icm, init=init, on_epoch=self.on_epoch)
+        checker = factory()
+        # seeded once: the rollouts' start states then follow from the training seed, so a
+        # recovery (and the T_adapt it adds) repeats exactly
+        checker.reset(seed=s.train.seed)
+        op_name = previous.name if previous is not None else None
+        try:
+            learned = build_learned_operator(
+                checker, result.learner.policy(greedy=False, seed=s.train.seed), s.rollouts,
+                kb=self.kb,
+                training_steps=result.env_steps, novelty=self.novelty,
+                min_success_rate=s.min_success_rate, name=op_name,
+                checkpoint=result.checkpoint(operator=op_name or ""))
+        except ValueError as err:
+            return self._outcome(failure, None, result, checker.env_steps + sampling_steps,
+                                 start, tuning, False, str(err), 0 if tuning else len(extra))
+        learned.starts = [failure, *kwargs["starts"]]
+        self._splice(failure, learned, replacing=previous is not None)
+        uses = self.plan_uses(learned, failure)
+        return self._outcome(failure, learned, result, checker.env_steps + sampling_steps,
+                             start, tuning, uses, "", 0 if tuning else len(extra))
+
+    def _splice(self, failure: OperatorFailure, learned: LearnedOperator,
+                replacing: bool) -> None:
+        self.kb.add(learned.schema, origin="learned", meta=learned.meta(),
+                    replace_existing=replacing)
+        failed = failure.operator.name
+        if failed != learned.name and failed in self.kb and (
+                self.kb.entry(failed).status == "active"):
+            self.kb.demote(failed, f"failed under novelty {self.novelty or '?'}: "
+                                   f"{failure.reason or 'wrong effects'}; replaced by "
+                                   f"{learned.name}")
+
+    def plan_uses(self, learned: LearnedOperator, failure: OperatorFailure) -> bool:
+        """Does a fresh plan from the failure state use the learned operator?"""
+        result = self.planner.plan(self.kb.derivation(failure.before))
+        return result.ok and learned.name in {step.operator for step in result.steps}
+
+    @staticmethod
+    def _outcome(failure: OperatorFailure, learned: LearnedOperator | None,
+                 result: TrainResult, other_steps: int, start: float, tuning: bool,
+                 uses: bool, error: str = "", extra_starts: int = 0) -> RecoveryOutcome:
+        return RecoveryOutcome(str(failure), learned, result.env_steps + other_steps,
+                               result.eval_env_steps, time.perf_counter() - start,
+                               result.converged, tuning, uses, result.epochs, error,
+                               extra_starts)
+
+    @staticmethod
+    def _map_seeds(seed: int, failure: OperatorFailure, n: int) -> list[int]:
+        """Seeds for the extra maps: fixed by the run's seed and the failing operator, so
+        a run repeats, and apart from the seeds episodes use (small numbers)."""
+        base = 1_000_000 + 1_000 * seed + zlib.crc32(failure.operator.name.encode()) % 1_000
+        return [base + 7_919 * (k + 1) for k in range(n)]

@@ -1,0 +1,350 @@
+"""Read PDDL domains, problems and plans into unified-planning objects, with precise errors.
+
+Why not ``unified_planning.io.PDDLReader``: its pyparsing errors rarely point at the token that
+is wrong, and it rejects the Metric-FF dialect that NovelGym generates (a type under two parents,
+problem objects used inside the domain, objects named like types).  This reader uses a lark LALR
+grammar (``grammar.lark``) for the layout and :mod:`.semantics` for the meaning; every
+error is a :class:`PDDLSyntaxError` or :class:`PDDLSemanticError` carrying file, line, column,
+and every tolerated dialect feature is a :class:`PDDLDialectWarning`.
+
+Public API: :func:`read_domain`, :func:`read_problem`, :func:`read_pddl`, :func:`read_plan`,
+:func:`summarize`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import warnings
+from importlib.resources import files
+from typing import Any
+
+import unified_planning.model as upm
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from unified_planning.plans import ActionInstance, SequentialPlan
+
+from nesyworld.symbolic.pddl.semantics import (
+    Domain,
+    PDDLDialectWarning,
+    PDDLError,
+    PDDLSemanticError,
+    PDDLSyntaxError,
+    ProblemBuilder,
+    Source,
+    domain_from_tree,
+)
+
+__all__ = [
+    "Domain",
+    "PDDLDialectWarning",
+    "PDDLError",
+    "PDDLSemanticError",
+    "PDDLSyntaxError",
+    "read_domain",
+    "read_pddl",
+    "read_plan",
+    "read_problem",
+    "summarize",
+]
+
+# How terminals are named in "expected one of" lists; literal keywords are shown quoted.
+_TERMINAL_WORDS = {
+    "NAME": "a name",
+    "VARIABLE": "a ?variable",
+    "NUMBER": "a number",
+    "REQUIREMENT": "a :requirement",
+    "COMPARATOR": "a comparison (< <= > >=)",
+    "ARITHMETIC": "an operator (+ * /)",
+    "$END": "end of input",
+}
+
+
+@functools.cache
+def _parser() -> Lark:
+    """The LALR parser, built once: the contextual lexer keeps keywords usable as names."""
+    grammar = files(__package__ or "nesyworld.symbolic.pddl").joinpath("grammar.lark")
+    return Lark(
+        grammar.read_text(encoding="utf-8"),
+        parser="lalr",
+        start=["domain", "problem", "plan_step"],
+        propagate_positions=True,
+    )
+
+
+def _describe(terminal: str) -> str:
+    if terminal in _TERMINAL_WORDS:
+        return _TERMINAL_WORDS[terminal]
+    pattern = _parser().get_terminal(terminal).pattern
+    return f"'{pattern.value}'" if pattern.type == "str" else terminal.lower()
+
+
+def _parse(source: Source, start: str, line_offset: int = 0) -> Tree:
+    """Parse with ``start``; ``line_offset`` places a single plan line within its file."""
+    try:
+        tree = _parser().parse(source.text, start=start)
+    except UnexpectedInput as err:
+        raise _syntax_error(err, source, line_offset) from None
+    # PDDL is case-insensitive.  (Not a lexer callback: lark 1.3 applies a callback on NAME,
+    # which also has keyword callbacks, only when it is the last one registered.)
+    for sub in tree.iter_subtrees():
+        sub.children = [
+            kid.update(value=kid.lower())
+            if isinstance(kid, Token) and kid.type in ("NAME", "VARIABLE")
+            else kid
+            for kid in sub.children
+        ]
+    return tree
+
+
+def _syntax_error(err: UnexpectedInput, source: Source, line_offset: int) -> PDDLSyntaxError:
+    """Turn lark's error into one that names the token found and the tokens that would fit."""
+    text = source.text
+    expected: set[str] = set()
+    if isinstance(err, UnexpectedToken):
+        # `accepts` simulates the pending reductions, so LALR's merged states add no noise.
+        expected = set(err.accepts or err.expected)
+        token = err.token
+        if token.type == "$END":
+            found = ""
+            at = (token.end_line or 1, token.end_column or 1) if token.line else (1, 1)
+        else:
+            found, at = str(token), (token.line, token.column)
+    elif isinstance(err, UnexpectedCharacters):
+        interactive = getattr(err, "interactive_parser", None)
+        expected = set(interactive.accepts() if interactive else err.allowed or ())
+        match = re.compile(r"[^\s()]+|.").match(text, err.pos_in_stream)
+        found = match.group(0) if match else text[err.pos_in_stream]
+        at = (err.line, err.column)
+    else:
+        assert isinstance(err, UnexpectedEOF)
+        expected, found = set(err.expected), ""
+        lines = text.splitlines() or [""]
+        at = (len(lines), len(lines[-1]) + 1)
+    words = sorted({_describe(t) for t in expected if t != "$END"}, key=lambda w: (w[0] != "'", w))
+    if "$END" in expected:
+        words.append("end of input")
+    what = f"'{found}'" if found else "end of input"
+    reason = f"unexpected {what} ; expected one of: {', '.join(words)}"
+    return PDDLSyntaxError(
+        reason,
+        file=source.file,
+        line=at[0] + line_offset,
+        column=at[1],
+        expected=words,
+        found=found,
+        source_line=source.line_text(at[0]),
+    )
+
+
+def _source(text: str, file: str) -> Source:
+    return Source(file, text[1:] if text.startswith("\ufeff") else text)
+
+
+def read_domain(text: str, file: str = "<string>") -> Domain:
+    """Parse and check a domain.
+
+    Every action is built once here (with placeholders for names that only a problem can
+    declare, as NovelGym's domains need) so that all errors in the domain surface now, with
+    their positions, rather than when a problem is read.
+    """
+    source = _source(text, file)
+    domain = domain_from_tree(_parse(source, "domain"), source)
+    builder = ProblemBuilder(domain, probe=True)
+    with warnings.catch_warnings():  # said again, once, when a problem is built
+        warnings.simplefilter("ignore", PDDLDialectWarning)
+        builder.build()
+    domain.free_names = builder.free_names
+    return domain
+
+
+def read_problem(
+    text: str, domain: Domain, file: str = "<string>", numeric_default: float | None = None
+) -> upm.Problem:
+    """Parse a problem for ``domain`` and build the complete UP problem.
+
+    ``numeric_default`` gives numeric fluents missing from ``:init`` that value.  By default
+    they stay undefined, as in PDDL; UP's validator and ENHSP then refuse the problem
+    (UNDEFINED_INITIAL_NUMERIC).  NovelGym's problems need 0, which is how Metric-FF's
+    "undefined" behaves for them: every condition on those fluents is ``>= 1``-like.
+    """
+    source = _source(text, file)
+    tree = _parse(source, "problem")
+    return ProblemBuilder(domain, tree, source, numeric_default=numeric_default).build()
+
+
+def read_pddl(
+    domain_text: str,
+    problem_text: str | None = None,
+    domain_file: str = "<domain>",
+    problem_file: str = "<problem>",
+    numeric_default: float | None = None,
+) -> upm.Problem:
+    """Domain plus optional problem; without a problem, a Problem holding only the domain."""
+    domain = read_domain(domain_text, domain_file)
+    if problem_text is not None:
+        return read_problem(problem_text, domain, problem_file, numeric_default)
+    for name, token in domain.free_names.items():
+        raise domain.source.error(token, f"undeclared object or constant '{name}'")
+    return ProblemBuilder(domain).build()
+
+
+# ---------------------------------------------------------------------------------- plans
+_FF_STEP = re.compile(r"^\s*(step\s+)?\d+\s*:\s*\S", re.IGNORECASE)
+_FF_FIRST = re.compile(r"^\s*step\s+\d+\s*:", re.IGNORECASE)
+
+
+def _plan_lines(text: str, file: str) -> list[tuple[int, str]]:
+    """The (line number, text) pairs that hold plan steps.
+
+    Metric-FF's output is recognised by its ``step 0:`` line: the plan is that line and the
+    numbered lines after it, everything else in the log is skipped.  Otherwise every line that
+    is not blank or a ``;`` comment must be a step.
+    """
+    lines = text.splitlines()
+    first = next((i for i, line in enumerate(lines) if _FF_FIRST.match(line)), None)
+    if first is not None:
+        chosen = []
+        for i in range(first, len(lines)):
+            if not _FF_STEP.match(lines[i]):
+                break
+            chosen.append((i + 1, lines[i]))
+        return chosen
+    if any(line.lower().startswith("ff:") for line in lines):
+        if any("empty plan solves it" in line for line in lines):
+            return []
+        raise PDDLSyntaxError(
+            "Metric-FF output without a plan ('step 0: ...' line)", file=file, line=1, column=1
+        )
+    return [
+        (i + 1, line.split(";", 1)[0])
+        for i, line in enumerate(lines)
+        if line.split(";", 1)[0].strip()
+    ]
+
+
+def read_plan(text: str, problem: upm.Problem, file: str = "<plan>") -> SequentialPlan:
+    """Read a sequential plan for ``problem`` (names are case-insensitive, as in PDDL).
+
+    Accepts ``(action a b)`` lines with optional ``N:`` time prefixes and ``[d]`` durations
+    (ignored: the plan is the order of the lines), bare ``action a b`` lines, ``;`` comments
+    such as ``; cost = 3``, and a whole Metric-FF log.
+    """
+    em = problem.environment.expression_manager
+    whole = _source(text, file)
+    steps = []
+    for lineno, line in _plan_lines(whole.text, file):
+        tree = _parse(Source(file, line), "plan_step", lineno - 1)
+        for token in tree.scan_values(lambda v: isinstance(v, Token)):
+            token.line = lineno
+        name, *args = next(kid for kid in tree.children if isinstance(kid, Tree)).children
+        if not problem.has_action(str(name)):
+            raise whole.error(name, f"unknown action '{name}'")
+        action = problem.action(str(name))
+        if len(args) != len(action.parameters):
+            arity = len(action.parameters)
+            raise whole.error(name, f"'{name}' takes {arity} argument(s), got {len(args)}")
+        objects = []
+        for arg, param in zip(args, action.parameters, strict=True):
+            if not problem.has_object(str(arg)):
+                raise whole.error(arg, f"unknown object '{arg}'")
+            obj = problem.object(str(arg))
+            if not param.type.is_compatible(obj.type):
+                need, got = _type_name(param.type), _type_name(obj.type)
+                reason = f"'{arg}' is a '{got}', ?{param.name} must be a '{need}'"
+                raise whole.error(arg, reason)
+            objects.append(em.ObjectExp(obj))
+        steps.append(ActionInstance(action, tuple(objects)))
+    return SequentialPlan(steps, problem.environment)
+
+
+# ---------------------------------------------------------------------------------- summary
+def _objects_in(node: upm.FNode, out: dict[str, upm.Object]) -> None:
+    if node.is_object_exp():
+        out[node.object().name] = node.object()
+    for arg in node.args:
+        _objects_in(arg, out)
+
+
+def _parameters(params: Any) -> list[dict[str, str]]:
+    return [{"name": p.name, "type": _type_name(p.type)} for p in params]
+
+
+def _type_name(t: Any) -> str:
+    """A type as PDDL spells it: the user type's own name (not UP's "a - b"), or number."""
+    if t.is_user_type():
+        return str(t.name)
+    return "number" if t.is_real_type() or t.is_int_type() else str(t)
+
+
+def _requirements(kind: Any) -> list[str]:
+    """The PDDL requirements that ``kind`` needs, as UP's PDDLWriter would declare them."""
+    checks = [
+        (":typing", kind.has_flat_typing() or kind.has_hierarchical_typing()),
+        (":negative-preconditions", kind.has_negative_conditions()),
+        (":disjunctive-preconditions", kind.has_disjunctive_conditions()),
+        (":equality", kind.has_equalities()),
+        (":numeric-fluents", kind.has_int_fluents() or kind.has_real_fluents()),
+        (":conditional-effects", kind.has_conditional_effects()),
+        (":existential-preconditions", kind.has_existential_conditions()),
+        (":universal-preconditions", kind.has_universal_conditions()),
+        (":action-costs", kind.has_actions_cost() or kind.has_plan_length()),
+    ]
+    return [":strips"] + [name for name, needed in checks if needed]
+
+
+def summarize(problem: upm.Problem) -> dict[str, Any]:
+    """A JSON-able overview of a problem, for ``nesyworld parse --json`` and for comparisons.
+
+    Everything is derived from the UP problem alone, so problems from any reader compare:
+    requirements come from ``problem.kind``; "constants" are the objects the actions mention
+    (what PDDLWriter would put in ``:constants``); "objects" are the others.
+    """
+    constants: dict[str, upm.Object] = {}
+    for action in problem.actions:
+        assert isinstance(action, upm.InstantaneousAction)
+        for pre in action.preconditions:
+            _objects_in(pre, constants)
+        for eff in action.effects:
+            for node in (eff.fluent, eff.value, eff.condition):
+                _objects_in(node, constants)
+    fluents = problem.fluents
+    summary: dict[str, Any] = {
+        "name": problem.name,
+        "requirements": _requirements(problem.kind),
+        "kind": sorted(problem.kind.features),
+        "types": [
+            {"name": _type_name(t), "parent": _type_name(t.father) if t.father else None}
+            for t in problem.user_types  # all user types: they have a father
+        ],
+        "predicates": [
+            {"name": f.name, "parameters": _parameters(f.signature)}
+            for f in fluents
+            if f.type.is_bool_type()
+        ],
+        "functions": [
+            {"name": f.name, "parameters": _parameters(f.signature)}
+            for f in fluents
+            if not f.type.is_bool_type()
+        ],
+        "actions": [
+            {"name": a.name, "arity": len(a.parameters), "parameters": _parameters(a.parameters)}
+            for a in problem.actions
+        ],
+        "constants": [
+            {"name": n, "type": _type_name(o.type)} for n, o in sorted(constants.items())
+        ],
+        "objects": [
+            {"name": o.name, "type": _type_name(o.type)}
+            for o in problem.all_objects
+            if o.name not in constants
+        ],
+        "init": len(problem.explicit_initial_values),
+        "goal": " and ".join(str(g) for g in problem.goals),
+        "metrics": [str(m) for m in problem.quality_metrics],
+    }
+    summary["counts"] = {
+        key: len(summary[key])
+        for key in ("types", "predicates", "functions", "actions", "constants", "objects")
+    } | {"init": summary["init"], "goals": len(problem.goals)}
+    return summary
