@@ -3,15 +3,13 @@ the PDDL task derived from the registries, PDDL text in and out, planners, and t
 base of operators (derived, edited or learned).
 
 This layer imports the world and nothing above it (see docs/ARCHITECTURE.md).
-
-The names below load on first use, so that importing this package stays cheap and its
-subpackages can import each other without cycles through this file.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from nesyworld.world.exports import lazy_exports
 
 if TYPE_CHECKING:
     from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
@@ -22,26 +20,12 @@ if TYPE_CHECKING:
     from nesyworld.symbolic.pddl.writer import write_pddl
     from nesyworld.symbolic.planning.planners import Planner, PlanResult
 
-_EXPORTS = {
-    "SymbolicState": "nesyworld.symbolic.derivation.abstraction",
-    "abstract": "nesyworld.symbolic.derivation.abstraction",
-    "Derivation": "nesyworld.symbolic.derivation.derive",
-    "DerivationError": "nesyworld.symbolic.derivation.derive",
-    "derive": "nesyworld.symbolic.derivation.derive",
-    "KnowledgeBase": "nesyworld.symbolic.knowledge_base",
-    "read_pddl": "nesyworld.symbolic.pddl.reader",
-    "PDDLError": "nesyworld.symbolic.pddl.semantics",
-    "write_pddl": "nesyworld.symbolic.pddl.writer",
-    "PlanResult": "nesyworld.symbolic.planning.planners",
-    "Planner": "nesyworld.symbolic.planning.planners",
-}
-__all__ = [
-    "Derivation", "DerivationError", "KnowledgeBase", "PDDLError", "PlanResult", "Planner",
-    "SymbolicState", "abstract", "derive", "read_pddl", "write_pddl",
-]
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(_EXPORTS[name]), name)
+__getattr__, __all__ = lazy_exports(__name__, {
+    "derivation.abstraction": ["SymbolicState", "abstract"],
+    "derivation.derive": ["Derivation", "DerivationError", "derive"],
+    "knowledge_base": ["KnowledgeBase"],
+    "pddl.reader": ["read_pddl"],
+    "pddl.semantics": ["PDDLError"],
+    "pddl.writer": ["write_pddl"],
+    "planning.planners": ["Planner", "PlanResult"],
+})

@@ -1,10 +1,11 @@
 """Every ```python block of the README runs when pasted alone, so the front page cannot rot.
 
-Each block runs in a fresh interpreter (nothing leaks from one block to the next, as for a
-reader who pastes one) with a temporary folder as its working directory, so the files it writes
-land there. Blocks that train for hours at the README's budgets run at tiny ones: the table
-below rewrites those lines, here only, never in the README, and a line of the table that no
-longer matches the README fails the run, so the table cannot silently rot.
+Each block runs in a fresh interpreter, with nothing from the blocks before it (a reader pastes
+one block, not the page), and with a temporary folder as its working directory, so the files it
+writes land there. Blocks whose budgets mean minutes or hours of training run here with tiny
+ones: the table below rewrites those few places, in the test only, never in the README. Every
+entry of the table must match the README exactly once, or the run fails, so the table cannot
+silently rot when the README changes.
 """
 
 from __future__ import annotations
@@ -12,22 +13,26 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 README = Path(__file__).resolve().parent.parent / "README.md"
-TIMEOUT = 300  # seconds per block; every block takes a few seconds at the budgets below
+TIMEOUT = 300  # seconds per block; the slowest, a training block, takes about 20 s here
 STDERR_TAIL = 3000  # characters of a failing block's stderr shown in the failure message
 
-# README text -> what the test runs instead. Each key must occur exactly once in the README's
-# python blocks. Every entry only shrinks a budget: what the block does stays the same.
-# One short epoch, one short evaluation episode: a training run in a few seconds.
+# One epoch of 250 steps and one evaluation episode of at most 50 steps: a training run that
+# costs seconds (most of them tianshou compiling its numba functions in the fresh process).
 TINY_ARGS = ("step_budget=250, epoch_length=250, collect_chunk=250, eval_episodes=1, "
              "max_episode_steps=50, progress=False")
+
+# README text -> the text the test runs instead. Each entry shrinks a budget (or imports what
+# the smaller budget needs); what the block does stays the same.
 SUBSTITUTIONS: dict[str, str] = {
-    # The hybrid agent adapting to the fire novelty: one small recovery, one episode per phase.
+    # Learning to recover: the hybrid agent meets the fire novelty and learns from it once,
+    # on a tiny training budget, then one adaptation episode and one evaluation episode.
     "from nesyworld import HybridAgent, KnowledgeBase, RecoveryConfig":
         "from nesyworld import HybridAgent, KnowledgeBase, RecoveryConfig\n"
         "from nesyworld.learning import TrainConfig",
@@ -36,23 +41,23 @@ SUBSTITUTIONS: dict[str, str] = {
         "rollouts=2, extra_maps=0, attempts=1)",
     "adapt_and_evaluate(env, agent, seed=0, eval_episodes=20)":
         "adapt_and_evaluate(env, agent, seed=0, max_episodes=1, window=1, eval_episodes=1)",
-    # The learning layer on its own, on both paths.
+    # The learning layer on its own, through both factories (single envs, one vector env).
     "TrainConfig(step_budget=50_000)": f"TrainConfig({TINY_ARGS})",
     "TrainConfig(num_envs=16)": f"TrainConfig(num_envs=16, {TINY_ARGS})",
-    # The RL baselines, before and after the novelty.
+    # The RL baselines: both agents train on the tiny routine instead of the paper's.
     "from nesyworld import RLAgent, TransferRLAgent":
         "from nesyworld import RLAgent, RLConfig, TransferRLAgent\n"
         "from nesyworld.learning import TrainConfig\n"
         f"TINY = RLConfig(train=TrainConfig({TINY_ARGS}))",
     'RLAgent(NesyGridEnv("pogostick"))': 'RLAgent(NesyGridEnv("pogostick"), config=TINY)',
-    'rl.learn(steps=4_000_000)': "rl.learn()",
+    "rl.learn(steps=4_000_000)": "rl.learn()",
     '["axe"]), "rl.pt")': '["axe"]), "rl.pt", config=TINY)',
 }
 
 
 @dataclass(frozen=True)
 class Block:
-    """One ```python block: its position (1-based) among them, its fence's line, its code."""
+    """One ```python block: its place among them (from 1), its fence's line, its code."""
 
     index: int
     line: int
@@ -64,19 +69,21 @@ class Block:
 
 
 def python_blocks(text: str) -> list[Block]:
-    """Every ```python fenced block of `text`, in order."""
+    """Every ```python fenced block of a Markdown text, in order (indented ones too, as in a
+    list item, dedented)."""
     blocks: list[Block] = []
     lines = text.splitlines()
     k = 0
     while k < len(lines):
-        if re.fullmatch(r"```python\s*", lines[k]):
+        if re.fullmatch(r"\s*```python\s*", lines[k]):
             start = k
             k += 1
-            while k < len(lines) and not re.fullmatch(r"```\s*", lines[k]):
+            while k < len(lines) and not re.fullmatch(r"\s*```\s*", lines[k]):
                 k += 1
             if k == len(lines):
-                raise ValueError(f"README.md:{start + 1}: a ```python block is never closed")
-            blocks.append(Block(len(blocks) + 1, start + 1, "\n".join(lines[start + 1:k]) + "\n"))
+                raise ValueError(f"{README.name}:{start + 1}: a ```python block is never closed")
+            code = textwrap.dedent("\n".join(lines[start + 1:k])) + "\n"
+            blocks.append(Block(len(blocks) + 1, start + 1, code))
         k += 1
     return blocks
 
@@ -85,22 +92,28 @@ BLOCKS = python_blocks(README.read_text(encoding="utf-8"))
 
 
 def substituted(code: str) -> str:
-    """`code` with the table's replacements applied."""
+    """`code` with the table's replacements made."""
     for old, new in SUBSTITUTIONS.items():
         code = code.replace(old, new)
     return code
 
 
+def tail(text: str | bytes | None) -> str:
+    if isinstance(text, bytes):
+        text = text.decode(errors="replace")
+    return (text or "")[-STDERR_TAIL:]
+
+
 def test_the_readme_has_python_blocks() -> None:
-    assert len(BLOCKS) >= 5, f"found only {len(BLOCKS)} ```python blocks in {README}"
+    assert len(BLOCKS) >= 5, f"only {len(BLOCKS)} ```python blocks found in {README}"
 
 
 @pytest.mark.parametrize("old", list(SUBSTITUTIONS))
-def test_every_substitution_still_matches(old: str) -> None:
+def test_every_substitution_matches_once(old: str) -> None:
     where = [b.id for b in BLOCKS for _ in range(b.code.count(old))]
     assert len(where) == 1, (
-        f"the substitution for {old!r} should match exactly one place in the README's python "
-        f"blocks, but matches {len(where)} ({where}): update SUBSTITUTIONS in {__file__}")
+        f"SUBSTITUTIONS[{old!r}] should match the README's python blocks exactly once, but "
+        f"matches {len(where)} times {where}: update the table in {Path(__file__).name}")
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[b.id for b in BLOCKS])
@@ -108,8 +121,9 @@ def test_block_runs_alone(block: Block, tmp_path: Path) -> None:
     try:
         done = subprocess.run([sys.executable, "-c", substituted(block.code)], cwd=tmp_path,
                               capture_output=True, text=True, timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"README.md:{block.line}: the block did not finish in {TIMEOUT} s")
+    except subprocess.TimeoutExpired as timeout:
+        pytest.fail(f"README.md:{block.line}: the block did not finish in {TIMEOUT} s; the end "
+                    f"of its stderr:\n{tail(timeout.stderr)}", pytrace=False)
     if done.returncode != 0:
-        pytest.fail(f"README.md:{block.line}: the block exited with {done.returncode}; "
-                    f"the end of its stderr:\n{done.stderr[-STDERR_TAIL:]}", pytrace=False)
+        pytest.fail(f"README.md:{block.line}: the block exited with {done.returncode}; the end "
+                    f"of its stderr:\n{tail(done.stderr)}", pytrace=False)

@@ -60,8 +60,8 @@ class HybridAgent(PlanningAgent):
                  learning: bool = True,
                  on_event: Callable[[Event], None] | None = None) -> None:
         super().__init__(env, kb, config or PlanningConfig(), on_event)
-        self.settings = recovery if recovery is not None else RecoveryConfig()
-        self.name = self.settings.variant
+        self.recovery_config = recovery if recovery is not None else RecoveryConfig()
+        self.name = self.recovery_config.variant
         self.novelty = novelty
         self.learning = learning
         self.recoveries: list[RecoveryOutcome] = []
@@ -83,11 +83,11 @@ class HybridAgent(PlanningAgent):
             return iter(())
         name = failure.operator.name
         self._failures_seen[name] = self._failures_seen.get(name, 0) + 1
-        if self._failures_seen[name] < self.settings.confirmations:
+        if self._failures_seen[name] < self.recovery_config.confirmations:
             self.emit("recovery", f"{name} failed; replanning first (it is learned from "
-                      f"when it fails {self.settings.confirmations} times)")
+                      f"when it fails {self.recovery_config.confirmations} times)")
             return iter(())
-        if self._gave_up.get(name, 0) >= self.settings.attempts:
+        if self._gave_up.get(name, 0) >= self.recovery_config.attempts:
             return iter(())  # learning this one failed before: replan around it instead
         previous = self.learned.get(name)
         if isinstance(previous, LearnedOperator):
@@ -98,7 +98,7 @@ class HybridAgent(PlanningAgent):
         # "new since the novelty" is against the knowledge base's world, not what the agent
         # has seen (known_actions grows as novelties are detected)
         before = pre_novelty_actions(self.kb, self.world)
-        recovery = Recovery(self.kb, self.settings, before, self.novelty, self._on_epoch,
+        recovery = Recovery(self.kb, self.recovery_config, before, self.novelty, self._on_epoch,
                             self.planner, self.learned)
         outcome = recovery.learn(self.world, failure, previous)
         self.recoveries.append(outcome)

@@ -1,35 +1,20 @@
 """Executing plans: ground operators, the skills that drive env actions, the effect
 monitor, and running whole episodes.
-
-The names below load on first use, so that modules of sibling subpackages can import
-each other without cycles through this file.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from nesyworld.world.exports import lazy_exports
 
 if TYPE_CHECKING:
     from nesyworld.hybrid.execution.episode import EpisodeResult, run_episode, summarize
     from nesyworld.hybrid.execution.monitor import OperatorFailure, check_effects
     from nesyworld.hybrid.execution.operators import GroundOperator
 
-_EXPORTS = {
-    "EpisodeResult": "episode",
-    "run_episode": "episode",
-    "summarize": "episode",
-    "OperatorFailure": "monitor",
-    "check_effects": "monitor",
-    "GroundOperator": "operators",
-}
-__all__ = [
-    "EpisodeResult", "GroundOperator", "OperatorFailure", "check_effects", "run_episode",
-    "summarize",
-]
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+__getattr__, __all__ = lazy_exports(__name__, {
+    "episode": ["EpisodeResult", "run_episode", "summarize"],
+    "monitor": ["OperatorFailure", "check_effects"],
+    "operators": ["GroundOperator"],
+})

@@ -132,7 +132,7 @@ class RecoveryOutcome:
 class Recovery:
     """Learns operators for failures of one agent's knowledge base (which it edits)."""
 
-    def __init__(self, kb: KnowledgeBase, settings: RecoveryConfig = RecoveryConfig(),
+    def __init__(self, kb: KnowledgeBase, config: RecoveryConfig = RecoveryConfig(),
                  known_actions: Collection[str] | None = None, novelty: str = "",
                  on_epoch: Callable[[EpochRecord], bool | None] | None = None,
                  planner: Planner | None = None,
@@ -141,8 +141,8 @@ class Recovery:
         self.skills = skills or {}  # the learned operators the KB has: sampling runs them
         # the agent's own planner (and its cache) when given: the states repeat
         self.planner = planner if planner is not None else Planner(
-            settings.env.planner, timeout=settings.env.planner_timeout, cache=PlanCache())
-        self.settings = settings
+            config.env.planner, timeout=config.env.planner_timeout, cache=PlanCache())
+        self.config = config
         self.known_actions = tuple(known_actions) if known_actions is not None else None
         self.novelty = novelty
         self.on_epoch = on_epoch
@@ -153,7 +153,7 @@ class Recovery:
         replace) the learned operator in the knowledge base. `world` is only read."""
         if failure.snapshot is None:
             raise ValueError("the failure has no snapshot to restart from")
-        s = self.settings
+        s = self.config
         start = time.perf_counter()
         # fine-tune when the policy can read this world's observations; a novelty that
         # added types since it was learned means learning it again (under the same name)

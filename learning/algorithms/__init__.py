@@ -1,28 +1,19 @@
-"""The learner: masked PPO on tianshou, ICM curiosity around it, their networks, and
-action masking from `info["action_mask"]`.
+"""The learning algorithm's pieces: masked PPO on tianshou, ICM curiosity around it, their
+networks, and action masking from `info["action_mask"]`."""
 
-The names below load on first use, so that modules of sibling subpackages can import
-each other without cycles through this file.
-"""
+from nesyworld.learning.algorithms.icm import CuriosityWrapper, build_icm
+from nesyworld.learning.algorithms.masking import (
+    ActionMaskObservation,
+    apply_action_mask,
+    mask_from_info,
+    mask_observation,
+    masked_observation_space,
+)
+from nesyworld.learning.algorithms.networks import ICMFeatureNet, MaskedActor, ValueCritic
+from nesyworld.learning.algorithms.ppo import build_ppo
 
-from __future__ import annotations
-
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from nesyworld.learning.algorithms.learner import Learner, build_learner
-
-_EXPORTS = {
-    "Learner": "learner",
-    "build_learner": "learner",
-}
 __all__ = [
-    "Learner", "build_learner",
+    "ActionMaskObservation", "CuriosityWrapper", "ICMFeatureNet", "MaskedActor", "ValueCritic",
+    "apply_action_mask", "build_icm", "build_ppo", "mask_from_info", "mask_observation",
+    "masked_observation_space",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_EXPORTS[name]}"), name)

@@ -27,13 +27,13 @@ from tianshou.data.collector import StepHook
 from tianshou.env import BaseVectorEnv
 from tianshou.utils.torch_utils import policy_within_training_step
 
-from nesyworld.learning.algorithms.learner import Learner, build_learner
 from nesyworld.learning.algorithms.masking import SUCCESS_INFO_KEY
 from nesyworld.learning.config import ICMConfig, PPOConfig, TrainConfig
 from nesyworld.learning.policy import Policy
 from nesyworld.learning.training.checkpoint import Checkpoint
 from nesyworld.learning.training.convergence import ConvergenceTest
 from nesyworld.learning.training.envs import EnvFactory, make_envs
+from nesyworld.learning.training.learner import Learner, build_learner
 from nesyworld.learning.training.vector_adapter import VectorEnvAdapter, VectorEnvFactory
 
 __all__ = ["EpochRecord", "TrainResult", "train"]

@@ -22,7 +22,7 @@ from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 
 TINY = TrainConfig(step_budget=4_000, epoch_length=250, collect_chunk=250, eval_episodes=2,
                    vector_env="dummy", progress=False, seed=0)
-SETTINGS = RecoveryConfig.rapidlearn_plus(train=TINY, rollouts=4, extra_maps=2)
+CONFIG = RecoveryConfig.rapidlearn_plus(train=TINY, rollouts=4, extra_maps=2)
 
 
 @dataclass
@@ -35,7 +35,7 @@ class Adapted:
 
 def make_agent(novelty: str, **kwargs: object) -> tuple[HybridAgent, NoveltyInjector]:
     env = NoveltyInjector(NesyGridEnv("pogostick"), [novelty])
-    agent = HybridAgent(env, KnowledgeBase.from_world("pogostick"), None, SETTINGS,
+    agent = HybridAgent(env, KnowledgeBase.from_world("pogostick"), None, CONFIG,
                         novelty=novelty, **kwargs)  # type: ignore[arg-type]
     return agent, env
 
@@ -62,7 +62,7 @@ def test_a_failure_triggers_recovery_and_the_episode_still_succeeds() -> None:
     assert "learning" in run.kinds  # per-epoch progress was reported
     outcome = run.agent.recoveries[0]
     assert outcome.ok and outcome.converged and not outcome.fine_tuned
-    assert 0 < outcome.env_steps <= TINY.step_budget + (SETTINGS.rollouts + 2) * 100
+    assert 0 < outcome.env_steps <= TINY.step_budget + (CONFIG.rollouts + 2) * 100
     assert outcome.extra_starts == 2  # the same failure, met again on two other maps
     assert len(learned_op().starts) == 3
     assert run.agent.adaptation_env_steps == outcome.env_steps
@@ -138,8 +138,8 @@ def test_a_failing_learned_operator_is_fine_tuned_not_relearned() -> None:
     kb = run.agent.kb.copy()
     previous = learned_op()
     failure = run.agent.failures[0]
-    settings = replace(SETTINGS, train=replace(TINY, step_budget=500))
-    outcome = Recovery(kb, settings, novelty="axe").learn(run.agent.world, failure, previous)
+    config = replace(CONFIG, train=replace(TINY, step_budget=500))
+    outcome = Recovery(kb, config, novelty="axe").learn(run.agent.world, failure, previous)
     assert outcome.fine_tuned and outcome.operator is not None
     assert outcome.operator.name == previous.name  # replaced in place, not learned anew
     assert [e.operator.name for e in kb].count(previous.name) == 1

@@ -9,10 +9,10 @@ compiled kernels.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from nesyworld.domains.registration import ENV_SPECS, env_id, register_envs
+from nesyworld.world.exports import lazy_exports
 
 if TYPE_CHECKING:
     from nesyworld.world.envs.aec_env import NesyGridAEC, make_aec
@@ -22,26 +22,15 @@ if TYPE_CHECKING:
     from nesyworld.world.novelty.injection import NoveltyInjector
     from nesyworld.world.observations.builder import ObservationBuilder, ObservationConfig
 
-_EXPORTS = {
-    "NesyGridAEC": "nesyworld.world.envs.aec_env",
-    "make_aec": "nesyworld.world.envs.aec_env",
-    "NesyGridEnv": "nesyworld.world.envs.gym_env",
-    "NesyGridParallel": "nesyworld.world.envs.parallel_env",
-    "NesyVectorEnv": "nesyworld.world.envs.vector_env",
-    "NoveltyInjector": "nesyworld.world.novelty.injection",
-    "ObservationBuilder": "nesyworld.world.observations.builder",
-    "ObservationConfig": "nesyworld.world.observations.builder",
-}
-__all__ = [
-    "ENV_SPECS", "NesyGridAEC", "NesyGridEnv", "NesyGridParallel", "NesyVectorEnv",
-    "NoveltyInjector", "ObservationBuilder", "ObservationConfig", "env_id", "make_aec",
-    "register_envs",
-]
+__getattr__, __all__ = lazy_exports(__name__, {
+    "aec_env": ["NesyGridAEC", "make_aec"],
+    "gym_env": ["NesyGridEnv"],
+    "parallel_env": ["NesyGridParallel"],
+    "vector_env": ["NesyVectorEnv"],
+    "nesyworld.world.novelty.injection": ["NoveltyInjector"],
+    "nesyworld.world.observations.builder": ["ObservationBuilder", "ObservationConfig"],
+})
+
+__all__ += ["ENV_SPECS", "env_id", "register_envs"]
 
 register_envs()
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(_EXPORTS[name]), name)
