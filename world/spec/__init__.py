@@ -1,6 +1,8 @@
-"""World specs as data: the YAML reader that keeps where every value came from, the
-validating loader, the typed spec model, and one module per optional spec section
-(generation, lifelong, observation, scent, teams).
+"""World specs as data: the YAML reader that keeps where every value came from
+(`yaml_source`), typed located accessors (`reader`), the validating loader (`loader`), the
+frozen spec model (`model`), one module per section (`entity_types`, `map_section`,
+`agents_section`, and the optional `generation`, `lifelong`, `observation`, `scent`, `teams`)
+and the check that the goal is reachable (`reachability`).
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ OWNED = ("size", "rooms", "walls", "doors", "ascii", "legend")
 
 
 def generated_map(rd: SpecReader, raw: dict[str, Any], types: Mapping[str, Any]) -> MapSpec:
-    from nesyworld.world.spec.loader import parse_surround  # the loader imports this module
+    from nesyworld.world.spec.map_section import parse_surround  # it imports this module
 
     """The load-time map of a generated level: its size, border, one `main` room over the
     interior, and `min_counts` as placements (so the goal check sees what is guaranteed)."""

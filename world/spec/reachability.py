@@ -1,0 +1,56 @@
+"""The goal must be reachable from what the spec declares: every goal item has to be held,
+placed, dropped, crafted, traded or collected somewhere, or the spec is refused at load."""
+
+from __future__ import annotations
+
+from nesyworld.world.spec.model import (
+    WorldSpec,
+)
+from nesyworld.world.spec.reader import SpecReader
+
+
+def obtainable(spec: WorldSpec) -> set[str]:
+    """Items the main agent could ever hold: a fixed point over drops, recipes, trades, rules."""
+    have = set(spec.agents[spec.main_agent].inventory)
+    in_world = {p.type for p in spec.map.objects if p.quantity > 0}
+    if spec.map.ascii is not None:
+        glyph_types = {t.glyph: t.name for t in spec.entity_types.values() if t.glyph}
+        glyph_types.update(spec.map.legend)
+        in_world |= {glyph_types[ch] for row in spec.map.ascii for ch in row}
+    in_world |= {a.type for a in spec.agents.values()}
+    changed = True
+    while changed:
+        before = len(have) + len(in_world)
+        for t in list(in_world):
+            et = spec.entity_types[t]
+            if et.breakable and (et.break_tool is None or et.break_tool in have):
+                have |= set(et.drops)
+                if et.on_break:
+                    in_world.add(et.on_break.spawn)
+            for rule in (et.collect, et.use):
+                if rule and (rule.holding is None or rule.holding in have) and set(
+                        rule.consumes) <= have:
+                    have |= set(rule.gives)
+        for item in list(have):
+            et = spec.entity_types[item]
+            if et.placeable:
+                in_world.add(item)
+                if et.grows_into:
+                    in_world.add(et.grows_into.spawn)
+        for r in spec.recipes.values():
+            if set(r.inputs) <= have and (r.station is None or r.station in in_world):
+                have |= set(r.outputs)
+        for t in spec.trades.values():
+            if set(t.inputs) <= have and t.trader in in_world:
+                have |= set(t.outputs)
+        changed = len(have) + len(in_world) != before
+    return have
+
+
+def check_goal_reachable(rd: SpecReader, spec: WorldSpec) -> None:
+    have = obtainable(spec)
+    for item in spec.goal:
+        if item not in have:
+            raise rd.fail(("goal", "inventory", item), f"goal item '{item}' can never be "
+                          "obtained", found=item, expected="an item that some drop, recipe, "
+                          "trade or interaction can give the main agent")
