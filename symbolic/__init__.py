@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
     from nesyworld.symbolic.derivation.derive import Derivation, DerivationError, derive
     from nesyworld.symbolic.knowledge_base import KnowledgeBase
+    from nesyworld.symbolic.pddl.errors import PDDLError
     from nesyworld.symbolic.pddl.reader import read_pddl
-    from nesyworld.symbolic.pddl.semantics import PDDLError
     from nesyworld.symbolic.pddl.writer import write_pddl
     from nesyworld.symbolic.planning.planners import Planner, PlanResult
 
@@ -25,7 +25,7 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "derivation.derive": ["Derivation", "DerivationError", "derive"],
     "knowledge_base": ["KnowledgeBase"],
     "pddl.reader": ["read_pddl"],
-    "pddl.semantics": ["PDDLError"],
+    "pddl.errors": ["PDDLError"],
     "pddl.writer": ["write_pddl"],
     "planning.planners": ["Planner", "PlanResult"],
 })

@@ -24,12 +24,12 @@ MAY_IMPORT = {
     "experiments": set(LAYERS),
 }
 # File names that several subpackages use for the same role: each study kind has its config,
-# run, metrics, agents and report; each file format (spec YAML, PDDL, recordings) its reader
-# and writer; the batched core and the kernels mirror the single world's state and layout;
-# the lifelong spec section has its batched counterpart.
+# run, metrics, agents and report; each file format (spec YAML, PDDL, recordings) its reader,
+# writer and located errors; the batched core and the kernels mirror the single world's state
+# and layout; the lifelong spec section has its batched counterpart.
 PARALLEL_ROLES = {"__init__.py", "__main__.py", "config.py", "run.py", "report.py",
-                  "metrics.py", "agents.py", "reader.py", "writer.py", "state.py",
-                  "layout.py", "lifelong.py"}
+                  "metrics.py", "agents.py", "reader.py", "writer.py", "errors.py",
+                  "state.py", "layout.py", "lifelong.py"}
 
 
 def source_files(*folders: str) -> list[Path]:

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 from nesyworld.world.exports import lazy_exports
 
 if TYPE_CHECKING:
+    from nesyworld.symbolic.pddl.errors import PDDLError
     from nesyworld.symbolic.pddl.reader import read_domain, read_pddl, read_plan, read_problem
-    from nesyworld.symbolic.pddl.semantics import PDDLError
     from nesyworld.symbolic.pddl.writer import write_pddl
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "reader": ["read_domain", "read_pddl", "read_plan", "read_problem"],
-    "semantics": ["PDDLError"],
+    "errors": ["PDDLError"],
     "writer": ["write_pddl"],
 })

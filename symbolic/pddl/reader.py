@@ -24,16 +24,15 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from unified_planning.plans import ActionInstance, SequentialPlan
 
-from nesyworld.symbolic.pddl.semantics import (
-    Domain,
+from nesyworld.symbolic.pddl.declarations import Domain, domain_from_tree
+from nesyworld.symbolic.pddl.errors import (
     PDDLDialectWarning,
     PDDLError,
     PDDLSemanticError,
     PDDLSyntaxError,
-    ProblemBuilder,
     Source,
-    domain_from_tree,
 )
+from nesyworld.symbolic.pddl.semantics import ProblemBuilder
 
 __all__ = [
     "Domain",
