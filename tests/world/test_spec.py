@@ -263,6 +263,33 @@ def test_goal_obtainable_only_through_a_chain_is_accepted():
     assert "can never be obtained" in str(error_of(broken))
 
 
+GEM_ONLY_BEHIND = variant("  pebble: {class: item}\n", "  pebble: {class: item}\n"
+                          "  gem: {class: item}\n  ore: {breakable: true, drops: {gem: 1}}\n")
+GEM_ONLY_BEHIND = variant("inventory: {pebble: 1}", "inventory: {gem: 1}", GEM_ONLY_BEHIND)
+
+
+@pytest.mark.parametrize("how", [
+    "  stone:\n    breakable: true\n    leaves: ore\n",       # a broken stone leaves ore
+    "  stone:\n    breakable: true\n    on_break: {spawn: ore, after: 3}\n",
+])
+def test_a_goal_behind_what_breaking_leaves_is_obtainable(how: str) -> None:
+    """The ore appears only where a stone was broken; breaking it gives the goal's gem."""
+    text = variant("  stone:\n    breakable: true\n", how, GEM_ONLY_BEHIND)
+    assert dict(load_spec(text).goal) == {"gem": 1}
+    assert "can never be obtained" in str(error_of(GEM_ONLY_BEHIND))
+
+
+def test_a_goal_behind_what_a_rule_turns_its_cell_into_is_obtainable() -> None:
+    text = variant("  stone:\n    breakable: true\n",
+                   "  stone:\n    collect: {gives: {pebble: 1}, removes: true, becomes: ore}\n",
+                   GEM_ONLY_BEHIND)
+    text = variant("  break: {class: break}\n", "  break: {class: break}\n"
+                   "  collect: {class: collect}\n", text)
+    text = variant("main: [move, break, craft, nop]", "main: [move, break, collect, craft, nop]",
+                   text)
+    assert dict(load_spec(text).goal) == {"gem": 1}
+
+
 # Errors about a mapping key (a type name used as the key of a count mapping, or a whole
 # entry such as an agent) are located at the key's value instead of at the key; in block
 # style that is the next line, not the line with the offending name.

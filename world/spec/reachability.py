@@ -1,11 +1,15 @@
 """The goal must be reachable from what the spec declares: every goal item has to be held,
-placed, dropped, crafted, traded or collected somewhere, or the spec is refused at load."""
+placed, dropped, crafted, traded or collected somewhere, or the spec is refused at load.
+
+Everything that can put a type into the world counts: the map, the agents, placing an item, a
+sapling growing, what a broken block leaves behind (`leaves`) and spawns (`on_break`), and
+what a collect or use rule turns its cell into (`becomes`). Missing one of these would refuse
+a sound spec, as a spec whose only ore appears where a rock was broken.
+"""
 
 from __future__ import annotations
 
-from nesyworld.world.spec.model import (
-    WorldSpec,
-)
+from nesyworld.world.spec.model import WorldSpec
 from nesyworld.world.spec.reader import SpecReader
 
 
@@ -25,12 +29,15 @@ def obtainable(spec: WorldSpec) -> set[str]:
             et = spec.entity_types[t]
             if et.breakable and (et.break_tool is None or et.break_tool in have):
                 have |= set(et.drops)
+                in_world.add(et.leaves)
                 if et.on_break:
                     in_world.add(et.on_break.spawn)
             for rule in (et.collect, et.use):
                 if rule and (rule.holding is None or rule.holding in have) and set(
                         rule.consumes) <= have:
                     have |= set(rule.gives)
+                    if rule.removes:
+                        in_world.add(rule.becomes)
         for item in list(have):
             et = spec.entity_types[item]
             if et.placeable:
