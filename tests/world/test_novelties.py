@@ -5,11 +5,12 @@ classification, composition, and the domain check on the post-novelty world."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from nesyworld.domains import scripted_solution, shipped_novelties
+from nesyworld.domains import find_spec, scripted_solution, shipped_novelties
 from nesyworld.symbolic.derivation.domain_check import check_domain
 from nesyworld.world import World
 from nesyworld.world.errors import SpecError
@@ -255,3 +256,38 @@ def test_bad_novelty_files_get_located_errors(tmp_path) -> None:  # type: ignore
                    "  actions:\n    trade: {class: no_such_trade}\n")
     with pytest.raises(SpecError, match=r"bad.yaml:6:20: unknown action class 'no_such_trade'"):
         apply_novelties("pogostick", [bad])
+
+
+NO_TITANIUM = """\
+novelty: no_titanium
+category: detrimental
+level: objects
+description: the trader no longer sells titanium
+changes:
+  trades:
+    block_of_titanium_1: null
+"""
+
+
+def test_an_error_a_novelty_causes_points_into_the_novelty(tmp_path: Path) -> None:
+    """Without the trade no pogo stick can be made: the check fails on the base spec's goal,
+    but the novelty is what to fix, so the error is located there (and names both)."""
+    novelty = tmp_path / "no_titanium.yaml"
+    novelty.write_text(NO_TITANIUM)
+    with pytest.raises(SpecError) as info:
+        apply_novelties("pogostick", ["axe", novelty])
+    err = info.value
+    assert err.location is not None and err.location.file == str(novelty)
+    assert err.location.line == NO_TITANIUM.splitlines().index("  trades:") + 1
+    assert "novelty 'no_titanium' makes the spec invalid" in str(err)
+    assert "pogostick.yaml:" in str(err) and "goal.inventory.pogo_stick" in str(err)
+
+
+def test_an_error_the_base_spec_has_itself_stays_in_the_base(tmp_path: Path) -> None:
+    base = tmp_path / "broken.yaml"
+    base.write_text(find_spec("pogostick").read_text().replace(
+        "block_of_titanium_1: {trader: trader", "block_of_titanium_1: {trader: no_such_type"))
+    with pytest.raises(SpecError) as info:
+        apply_novelties(base, ["axe"])
+    assert info.value.location is not None and info.value.location.file == str(base)
+    assert "novelty" not in info.value.message

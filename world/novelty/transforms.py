@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nesyworld.world.errors import Location, SpecError
 from nesyworld.world.registry import Registry
 from nesyworld.world.spec.loader import build_spec, load_document, resolve_source
 from nesyworld.world.spec.model import WorldSpec
@@ -191,15 +192,50 @@ def apply_novelties(spec: str | Path | Mapping[str, Any] | WorldSpec,
             raise ValueError("apply_novelties needs a spec with a file, its name, or its "
                              "document; this WorldSpec was built from text")
         spec = spec.source
-    doc, smap = load_document(spec)
-    base_file = smap.file
-    applied = []
+    base_doc, base_map = load_document(spec)
+    doc, smap = base_doc, base_map
+    applied: list[Novelty] = []
     for nov in novelties:
         novelty = nov if isinstance(nov, Novelty) else load_novelty(nov)
         doc, smap = novelty.apply(doc, smap)
-        applied.append(novelty.source)
-    built = build_spec(doc, smap)
-    return WorldSpec(**{**built.__dict__, "source": base_file, "novelties": tuple(applied)})
+        applied.append(novelty)
+    try:
+        built = build_spec(doc, smap)
+    except SpecError as err:
+        raise blame_novelty(err, base_doc, base_map, applied) from err
+    return WorldSpec(**{**built.__dict__, "source": base_map.file,
+                        "novelties": tuple(n.source for n in applied)})
+
+
+def blame_novelty(err: SpecError, doc: Document, smap: SourceMap,
+                  novelties: Sequence[Novelty]) -> SpecError:
+    """The error of a transformed spec, located in the novelty that caused it.
+
+    A check of the whole spec (the goal became unreachable, say) fails at a line of the base
+    spec, which is fine on its own; the user has to look at the novelty instead. So the
+    novelties are applied one at a time until the spec breaks, and the error is moved to that
+    novelty's changes, keeping the original place in its message. An error already located in
+    a novelty file, or one the base spec has too, is returned as it is.
+    """
+    sources = {n.source for n in novelties}
+    if not novelties or (err.location is not None and err.location.file in sources):
+        return err
+    try:
+        build_spec(doc, smap)
+    except SpecError:
+        return err  # the base spec has the error itself
+    for novelty in novelties:
+        doc, smap = novelty.apply(doc, smap)
+        try:
+            build_spec(doc, smap)
+        except SpecError:
+            where = (novelty.changes_map.locate(()) if novelty.changes and novelty.changes_map
+                     else Location(novelty.source, 1, 1))
+            at = f" at {err.location}" if err.location else ""
+            return SpecError(f"novelty '{novelty.name}' makes the spec invalid: {err.message}"
+                             f" (at '{err.key_path}'{at})", location=where, found=err.found,
+                             expected=err.expected)
+    return err
 
 
 def as_novelties(items: Sequence[Novelty | str | Path] | None) -> list[Novelty]:
