@@ -291,3 +291,16 @@ def test_an_error_the_base_spec_has_itself_stays_in_the_base(tmp_path: Path) -> 
         apply_novelties(base, ["axe"])
     assert info.value.location is not None and info.value.location.file == str(base)
     assert "novelty" not in info.value.message
+
+
+def test_deleting_what_the_spec_does_not_have_is_a_located_error(tmp_path: Path) -> None:
+    """`null` deletes; deleting a name the spec lacks is a typo, and a silent no-op would
+    leave the user believing the novelty took effect."""
+    novelty = tmp_path / "typo.yaml"
+    text = NO_TITANIUM.replace("block_of_titanium_1: null", "block_of_titanum_1: null")
+    novelty.write_text(text)
+    with pytest.raises(SpecError, match="nothing to delete: 'block_of_titanum_1'") as info:
+        apply_novelties("pogostick", [novelty])
+    assert info.value.location is not None and info.value.location.file == str(novelty)
+    assert info.value.location.line == len(text.splitlines())
+    assert "block_of_titanium_1" in info.value.expected

@@ -138,9 +138,14 @@ def merge_documents(
                 elif o[key] is not None:
                     out[key] = walk(value, o[key], (*path, key))
             for key, value in o.items():
-                if key not in b and value is not None:
-                    _copy_marks(over_map, merged_map, (*path, key))
-                    out[key] = value
+                if key in b:
+                    continue
+                if value is None:  # a deletion of nothing is a typo, never a silent no-op
+                    raise over_map.error((*path, key), f"nothing to delete: '{key}' is not in "
+                                         "the spec being changed", key=True,
+                                         expected="one of " + ", ".join(map(str, b)))
+                _copy_marks(over_map, merged_map, (*path, key))
+                out[key] = value
             _copy_marks(over_map, merged_map, path, recursive=False)
             return out
         _copy_marks(over_map, merged_map, path)
