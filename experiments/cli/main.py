@@ -17,6 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
     from nesyworld.experiments.cli import (
         continual_commands,
         experiment_commands,
+        generality_commands,
         lifelong_commands,
         matrix_commands,
         multiagent_commands,
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     matrix_commands.add_commands(sub)
     lifelong_commands.add_commands(sub)
     multiagent_commands.add_commands(sub)
+    generality_commands.add_commands(sub)
     return parser
 
 
