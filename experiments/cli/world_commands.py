@@ -5,23 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from nesyworld.world import (
-    ACTIONS,
-    CONTROLLERS,
-    ENTITIES,
-    Recorder,
-    Trajectory,
-    World,
-    load_spec,
-    replay,
-)
 from nesyworld.world.observations import default_palette, render_ascii, render_rgb
+
+if TYPE_CHECKING:
+    from nesyworld.world import World
 
 console = Console()
 
@@ -64,6 +57,7 @@ def _print_json(data: object) -> None:
 
 def cmd_specs(args: argparse.Namespace) -> int:
     from nesyworld.domains import shipped_specs
+    from nesyworld.world import load_spec
 
     rows = []
     for name, path in shipped_specs().items():
@@ -85,6 +79,7 @@ def cmd_specs(args: argparse.Namespace) -> int:
 
 def cmd_classes(args: argparse.Namespace) -> int:
     import nesyworld.world.builtins  # noqa: F401
+    from nesyworld.world import ACTIONS, CONTROLLERS, ENTITIES
 
     data = {
         "entities": ENTITIES.names(),
@@ -100,6 +95,8 @@ def cmd_classes(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from nesyworld.world import World, load_spec
+
     spec = load_spec(args.spec)
     world = World(spec, seed=0)
     summary = {
@@ -135,6 +132,8 @@ def draw(world: World) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from nesyworld.world import World
+
     world = World(args.spec, seed=args.seed)
     print(draw(world))
     print(world.describe())
@@ -160,6 +159,8 @@ KEYS = {"w": "move_forward", "s": "move_backward", "a": "move_left", "d": "move_
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    from nesyworld.world import Recorder, World
+
     world = World(args.spec, seed=args.seed)
     rec = Recorder(world, args.seed)
     names = world.action_names()
@@ -201,6 +202,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from nesyworld.world import Trajectory, replay
+
     traj = Trajectory.load(args.trajectory)
     world = replay(traj)
     if args.render:

@@ -14,8 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from nesyworld.hybrid import RandomAgent
-from nesyworld.hybrid.agents.planning_agent import ScriptedAgent
 from nesyworld.world.spec.model import WorldSpec
 
 AGENTS = ("random", "scripted", "greedy")
@@ -91,6 +89,8 @@ def harvest_script(spec: WorldSpec, steps: int) -> list[str]:
 
 def make_agent(name: str, env: Any, steps: int, seed: int = 0) -> Any:
     """One of AGENTS for `env` (a NesyGridEnv on a lifelong spec)."""
+    from nesyworld.hybrid.agents.planning_agent import RandomAgent, ScriptedAgent
+
     factories: dict[str, Callable[[], Any]] = {
         "random": lambda: RandomAgent(env, seed=seed),
         "scripted": lambda: ScriptedAgent(env, harvest_script(env.unwrapped.world.spec, steps)),

@@ -108,3 +108,16 @@ def test_plan_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "plan", "pogostick", "--json")
     data = json.loads(out)
     assert code == 0 and data["status"] == "plan" and data["length"] <= 15
+
+
+def test_the_parser_loads_no_learner_compiler_or_planner() -> None:
+    """`nesyworld --help` (every command's parser) must start fast: the heavy libraries are
+    imported by the commands that use them, never to build the parser."""
+    code = ("import sys\n"
+            "from nesyworld.experiments.cli.main import build_parser\n"
+            "build_parser()\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'tianshou', "
+            "'numba', 'ray', 'unified_planning'}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
