@@ -84,11 +84,11 @@ def make_agent(args: argparse.Namespace, env: Any, verbose: bool) -> Any:
 
         from nesyworld.hybrid import HybridAgent, RecoveryConfig
 
-        settings = (RecoveryConfig.rapidlearn() if args.agent == "rapidlearn"
+        recovery = (RecoveryConfig.rapidlearn() if args.agent == "rapidlearn"
                     else RecoveryConfig.rapidlearn_plus())
         if args.budget is not None:
-            settings = replace(settings, train=replace(settings.train, step_budget=args.budget))
-        agent = HybridAgent(env, kb, config, settings, novelty=",".join(args.novelty),
+            recovery = replace(recovery, train=replace(recovery.train, step_budget=args.budget))
+        agent = HybridAgent(env, kb, config, recovery, novelty=",".join(args.novelty),
                             on_event=show_hybrid if verbose else None)
         if args.kb:
             agent.load(args.kb)

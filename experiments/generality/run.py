@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -68,43 +68,31 @@ def probe_plan(spec: str, novelty: str, seed: int) -> dict[str, Any]:
 
 
 def run_case(novelty: str, config: GeneralityConfig) -> dict[str, Any]:
-    """One case's JSON-able record: the plan probe, then the hybrid agent's adaptation."""
-    from nesyworld.experiments.protocol.adaptation import adapt_and_evaluate
-    from nesyworld.hybrid import HybridAgent, RecoveryConfig
-    from nesyworld.symbolic.knowledge_base import KnowledgeBase
-    from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
+    """One case's JSON-able record: the plan probe, then the hybrid agent's adaptation (the
+    recovery experiment's run, `experiments/recovery/run.py`, on this novelty)."""
+    from nesyworld.experiments.recovery.run import RecoveryRunSpec, run_one
 
     start = time.perf_counter()
     record: dict[str, Any] = {"key": novelty_key(novelty), "case": novelty_key(novelty),
-                              "novelty": novelty,
-                              "config": asdict(config), **probe_plan(config.spec, novelty,
-                                                                     config.seed)}
-    recovery = (RecoveryConfig.rapidlearn() if config.agent == "rapidlearn"
-                else RecoveryConfig.rapidlearn_plus())
-    recovery = replace(recovery, train=replace(recovery.train, seed=config.seed,
-                                               step_budget=config.step_budget))
-    env = NoveltyInjector(NesyGridEnv(config.spec), [novelty])
-    agent = HybridAgent(env, KnowledgeBase.from_world(config.spec), None, recovery,
-                        novelty=novelty_key(novelty))
-    result = adapt_and_evaluate(env, agent, seed=config.seed * 1000,
-                                max_episodes=config.max_episodes,
-                                eval_episodes=config.eval_episodes)
-    summary = result.summary()
-    s_post = float(summary["post_novelty_success_rate"])
+                              "novelty": novelty, "config": asdict(config),
+                              **probe_plan(config.spec, novelty, config.seed)}
+    run = run_one(RecoveryRunSpec(config.spec, novelty, config.seed, config.agent,
+                                  config.step_budget, config.eval_episodes,
+                                  config.max_episodes))
+    s_post = float(run["post_novelty_success_rate"])
     recovered = s_post >= config.recovered_at
-    adapted = bool(summary["adapted"])
-    how = ("not recovered" if not recovered else "learned" if agent.learned
+    how = ("not recovered" if not recovered else "learned" if run["learned_operators"]
            else "plan copes" if record["plan_succeeds"] else "replanned")
     record.update({
         "s_post": s_post,
         "recovered": recovered,
-        "adapted": adapted,
+        "adapted": bool(run["adapted"]),
         # adaptation env steps, only for a run that adapted: never a figure that reads as
         # success for one that did not
-        "t_adapt": summary["adaptation_steps"] if adapted else None,
-        "learning_steps": summary["learning_steps"],
+        "t_adapt": run["adaptation_steps"] if run["adapted"] else None,
+        "learning_steps": run["learning_steps"],
         "how": how,
-        "learned_operators": sorted(agent.learned),
+        "learned_operators": run["learned_operators"],
         "wall_seconds": round(time.perf_counter() - start, 2),
     })
     return record

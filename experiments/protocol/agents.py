@@ -158,8 +158,8 @@ def make_protocol_agent(name: str, env: Any, domain: str, seed: int,
     if name in ("rapidlearn", "rapidlearn+"):
         base = (RecoveryConfig.rapidlearn() if name == "rapidlearn"
                 else RecoveryConfig.rapidlearn_plus())
-        settings = dataclasses.replace(base, train=dataclasses.replace(base.train, seed=seed))
-        return SymbolicProtocolAgent(HybridAgent(env, kb, None, settings), learns=True)
+        recovery = dataclasses.replace(base, train=dataclasses.replace(base.train, seed=seed))
+        return SymbolicProtocolAgent(HybridAgent(env, kb, None, recovery), learns=True)
     base_name, _, extra = name.partition("+")
     if base_name not in ("rl", "transfer_rl"):
         raise ValueError(f"unknown agent {name!r}")

@@ -59,12 +59,12 @@ def run_one(config: RecoveryRunSpec) -> dict[str, Any]:
     from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 
     start = time.perf_counter()
-    settings = (RecoveryConfig.rapidlearn() if config.agent == "rapidlearn"
+    recovery = (RecoveryConfig.rapidlearn() if config.agent == "rapidlearn"
                 else RecoveryConfig.rapidlearn_plus())
-    settings = replace(settings, train=replace(settings.train, seed=config.seed,
+    recovery = replace(recovery, train=replace(recovery.train, seed=config.seed,
                                                step_budget=config.step_budget))
     env = NoveltyInjector(NesyGridEnv(config.spec), [config.novelty])
-    agent = HybridAgent(env, KnowledgeBase.from_world(config.spec), None, settings,
+    agent = HybridAgent(env, KnowledgeBase.from_world(config.spec), None, recovery,
                         novelty=config.novelty)
     result = adapt_and_evaluate(env, agent, seed=config.seed * 1000,
                                 max_episodes=config.max_episodes,

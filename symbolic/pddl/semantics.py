@@ -35,41 +35,10 @@ from nesyworld.symbolic.pddl.declarations import (
     typed_list,
     typed_variables,
 )
-from nesyworld.symbolic.pddl.errors import (
-    Item,
-    Source,
-)
+from nesyworld.symbolic.pddl.errors import Item, Source
 
 Scope = dict[str, FNode]
 TOTAL_COST = "total-cost"
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 class ProblemBuilder:

@@ -8,9 +8,9 @@ nothing from the simulator, so envs, learners and notebooks can share them freel
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from nesyworld.world.exports import lazy_exports
 from nesyworld.world.observations.ascii_view import FACING_ARROWS, render_ascii
 from nesyworld.world.observations.lidar import BEAM_DIRECTIONS, N_BEAMS, lidar, lidar_space_bounds
 from nesyworld.world.observations.local_view import local_view
@@ -21,25 +21,21 @@ if TYPE_CHECKING:
 
 # The env-facing builder reads the batched core's LiDAR tables, so it loads on first use and
 # the pure views above stay free of the simulator.
-_LAZY = {"ObservationBuilder": "builder", "ObservationConfig": "builder"}
+__getattr__, _lazy_names = lazy_exports(__name__, {
+    "builder": ["ObservationBuilder", "ObservationConfig"],
+})
 
 __all__ = [
     "BEAM_DIRECTIONS",
     "FACING_ARROWS",
     "NAMED_COLORS",
     "N_BEAMS",
-    "ObservationBuilder",
-    "ObservationConfig",
     "default_palette",
     "lidar",
     "lidar_space_bounds",
     "local_view",
     "render_ascii",
     "render_rgb",
+    *_lazy_names,
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)

@@ -8,24 +8,18 @@ from types import MappingProxyType
 from typing import Any
 
 from nesyworld.world.spec.map_section import in_map
-from nesyworld.world.spec.model import (
-    AgentSpec,
-    MapSpec,
-    frozen_counts,
-)
+from nesyworld.world.spec.model import AgentSpec, MapSpec, frozen_counts
 from nesyworld.world.spec.reader import SpecReader
 
 FACINGS = {"north": 0, "east": 1, "south": 2, "west": 3}
-
-
 AGENT_KEYS = {
     "type", "controller", "action_set", "inventory", "selected", "room", "at", "facing", "params",
 }
 
 
 def parse_agents(rd: SpecReader, raw: Any, types: Mapping[str, Any], world_map: MapSpec,
-            action_sets: Mapping[str, tuple[str, ...]], controllers: Any,
-            blocked: set[tuple[int, int]]) -> tuple[dict[str, AgentSpec], str]:
+                 action_sets: Mapping[str, tuple[str, ...]], controllers: Any,
+                 blocked: set[tuple[int, int]]) -> tuple[dict[str, AgentSpec], str]:
     raw = rd.mapping(raw, ("agents",))
     agents: dict[str, AgentSpec] = {}
     main = None

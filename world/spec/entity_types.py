@@ -14,9 +14,7 @@ from nesyworld.world.spec.model import (
     frozen_counts,
 )
 from nesyworld.world.spec.reader import SpecReader
-from nesyworld.world.spec.yaml_source import (
-    KeyPath,
-)
+from nesyworld.world.spec.yaml_source import KeyPath
 
 ENTITY_KEYS = {
     "parents", "abstract", "class", "blocks_movement", "breakable", "break_tool", "drops",
@@ -56,7 +54,7 @@ def parse_spawn(rd: SpecReader, raw: Any, path: KeyPath, types: Mapping[str, Any
 
 
 def parse_entity_types(rd: SpecReader, raw_types: dict[str, Any], registry: Any
-                  ) -> dict[str, EntityTypeSpec]:
+                       ) -> dict[str, EntityTypeSpec]:
     out: dict[str, EntityTypeSpec] = {}
     for name, raw in raw_types.items():
         path = ("entity_types", name)

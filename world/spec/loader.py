@@ -243,7 +243,7 @@ def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
 
     world_map = parse_map(rd, top["map"], raw_types)
     agents, main_agent = parse_agents(rd, top["agents"], raw_types, world_map, action_sets,
-                                 CONTROLLERS, blocked_cells(world_map, entity_types))
+                                      CONTROLLERS, blocked_cells(world_map, entity_types))
     goal = rd.counts(top["goal"].get("inventory") if isinstance(top["goal"], dict) else None,
                      ("goal", "inventory"), raw_types)
     rd.mapping(top["goal"], ("goal",), {"inventory"})
@@ -279,26 +279,5 @@ def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
     )
     check_goal_reachable(rd, spec)
     return spec
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 

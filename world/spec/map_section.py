@@ -18,9 +18,7 @@ from nesyworld.world.spec.model import (
     WallSpec,
 )
 from nesyworld.world.spec.reader import SpecReader
-from nesyworld.world.spec.yaml_source import (
-    KeyPath,
-)
+from nesyworld.world.spec.yaml_source import KeyPath
 
 
 def in_map(size: tuple[int, int], cell: tuple[int, int]) -> bool:
@@ -141,7 +139,7 @@ def parse_surround(rd: SpecReader, raw: Mapping[str, Any], types: Mapping[str, A
 
 
 def glyph_error(rd: SpecReader, rows: tuple[str, ...], r: int, c: int, glyph: str
-                 ) -> SpecError:
+                ) -> SpecError:
     """Locate a bad glyph at its own row and column in the source text (rows are matched in
     order below the `ascii` key), falling back to the key itself."""
     message = f"glyph '{glyph}' has no type"
