@@ -1,5 +1,6 @@
 """nesyworld.hybrid: where plans meet the world. Plan executor with execution monitoring,
-skills, agents, and recovery by learning (the hybrid agent).
+skills, agents, and recovery (the hybrid agent): model repair first, learning when no
+repair verifies.
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from typing import TYPE_CHECKING
 from nesyworld.world.exports import lazy_exports
 
 if TYPE_CHECKING:
-    from nesyworld.hybrid.agents.hybrid_agent import HybridAgent
+    from nesyworld.hybrid.agents.hybrid_agent import HybridAgent, hybrid_configs
+    from nesyworld.hybrid.agents.names import HYBRID_AGENTS
     from nesyworld.hybrid.agents.planning_agent import (
         Agent,
         Event,
@@ -28,9 +30,11 @@ if TYPE_CHECKING:
     from nesyworld.hybrid.recovery.env import RecoveryEnv, RecoveryEnvConfig
     from nesyworld.hybrid.recovery.learned_operator import LearnedOperator
     from nesyworld.hybrid.recovery.recover import Recovery, RecoveryConfig, RecoveryOutcome
+    from nesyworld.hybrid.repair.repairer import ModelRepair, RepairConfig, RepairOutcome
 
 __getattr__, __all__ = lazy_exports(__name__, {
-    "agents.hybrid_agent": ["HybridAgent"],
+    "agents.hybrid_agent": ["HybridAgent", "hybrid_configs"],
+    "agents.names": ["HYBRID_AGENTS"],
     "agents.planning_agent": ["Agent", "Event", "PlanningAgent", "PlanningConfig", "RandomAgent"],
     "baselines.rl_agents": ["RLAgent", "RLConfig", "TransferRLAgent"],
     "baselines.shaping": ["PlanShapedReward", "ShapingConfig"],
@@ -43,4 +47,5 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "recovery.env": ["RecoveryEnv", "RecoveryEnvConfig"],
     "recovery.learned_operator": ["LearnedOperator"],
     "recovery.recover": ["Recovery", "RecoveryConfig", "RecoveryOutcome"],
+    "repair.repairer": ["ModelRepair", "RepairConfig", "RepairOutcome"],
 })

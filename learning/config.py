@@ -69,6 +69,12 @@ class PPOConfig:
     return_scaling: bool = False
     """tianshou's running-std return scaling (see `reward_scale` for why it is off)."""
 
+    action_prior: tuple[float, ...] = ()
+    """Initial logit offset of each action (empty: none), the bias of the actor's last layer
+    at the start. A prior, not a pruning: every legal action keeps a non-zero probability and
+    training moves the offsets like any weight. Recovery uses it to try the actions a failure
+    most likely needs first while still acting with the whole action space."""
+
     value_clip: bool = False
     """Clip value updates like the policy ratio (arXiv:1811.02553); off by default."""
 
@@ -212,7 +218,9 @@ def config_from_dict(cls: type[Any], data: dict[str, Any]) -> Any:
     (a new field takes its default when an old checkpoint is loaded).
     """
     known = {f.name for f in fields(cls)}
-    return cls(**{k: v for k, v in data.items() if k in known})
+    # sequences come back as lists from some formats; the configs hold tuples (hashable)
+    return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()
+                  if k in known})
 
 
 def config_to_dict(config: Any) -> dict[str, Any]:

@@ -9,6 +9,7 @@ changed, what recovery learned), and saves to a folder.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -20,7 +21,7 @@ from nesyworld.symbolic.derivation.schema_io import schema_from_dict, schema_to_
 from nesyworld.symbolic.pddl.writer import write_pddl
 from nesyworld.world.actions.schema import OperatorSchema
 
-Origin = Literal["derived", "edited", "learned"]
+Origin = Literal["derived", "edited", "learned", "repaired"]
 Status = Literal["active", "demoted"]
 FORMAT = "nesyworld.kb/1"
 
@@ -111,7 +112,8 @@ class KnowledgeBase:
                 action, known.provenance if known else f"edited in {file}",
                 known.action if known else action.name)
             if known is not None:
-                op = replace(op, cost=known.cost, macro=known.macro, notes=known.notes)
+                op = replace(op, cost=known.cost, macro=known.macro, notes=known.notes,
+                             repeat=known.repeat)
             same = known is not None and (set(op.preconditions), set(op.effects), op.params
                                           ) == (set(known.preconditions), set(known.effects),
                                                 known.params)
@@ -263,3 +265,19 @@ class KnowledgeBase:
                 op, raw["origin"], raw["status"], raw.get("reason", ""), raw.get("meta", {})
             )
         return cls(base, entries)
+
+
+def operator_pddl(kb: KnowledgeBase, name: str) -> str:
+    """One operator's `(:action ...)` block, with its comment lines, from the written domain."""
+    domain, _ = kb.pddl()
+    match = re.search(rf"((?:^[ \t]*;[^\n]*\n)*)^[ \t]*\(:action {re.escape(name)}\s", domain,
+                      re.MULTILINE)
+    if match is None:
+        raise KeyError(f"operator '{name}' is not in the written domain")
+    start, depth = match.start(0), 0
+    body_start = domain.index("(:action", match.start(0))
+    for i in range(body_start, len(domain)):
+        depth += {"(": 1, ")": -1}.get(domain[i], 0)
+        if depth == 0:
+            return domain[start:i + 1]
+    return domain[start:]

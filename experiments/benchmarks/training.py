@@ -109,10 +109,9 @@ def axe_failure(kb: KnowledgeBase) -> tuple[World, OperatorFailure]:
 def recovery_rows(steps: int, kb: KnowledgeBase) -> list[Row]:
     world, failure = axe_failure(kb)
     config = RecoveryEnvConfig(horizon=100)
-    known = World(SPEC).action_names()
-    raw = env_rate(from_failure(world, failure, kb, config, known_actions=known), steps)
+    raw = env_rate(from_failure(world, failure, kb, config), steps)
     factory = recovery_env_factory(world.spec, failure.snapshot,  # type: ignore[arg-type]
-                                   failure, kb, config, known_actions=known)
+                                   failure, kb, config)
     result = train(factory, _train_config(steps, 2), PPOConfig(), ICMConfig())
     trained = float(np.mean([e.steps_per_second for e in result.epochs]))
     return [Row("recovery training, PPO+ICM (Axe failure)", trained,

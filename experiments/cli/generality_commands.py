@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+
+from nesyworld.hybrid.agents.names import HYBRID_AGENTS
 
 console = Console(stderr=True)
 
@@ -17,22 +20,28 @@ def add_commands(sub: Any) -> None:
     p = sub.add_parser("generality", help="per novelty: does it break the plan, where is it "
                        "detected, does the hybrid agent recover; recovered K/N")
     p.add_argument("novelties", nargs="*", metavar="NOVELTY",
-                   help="shipped novelty names or novelty files (default: every shipped one)")
-    p.add_argument("--spec", default="pogostick", help="the world the novelties change")
-    p.add_argument("--agent", default="rapidlearn+", choices=["rapidlearn+", "rapidlearn"])
+                   help="shipped novelty names or novelty files (default: every shipped "
+                   "novelty of the spec's domain)")
+    p.add_argument("--suite", metavar="NAME",
+                   help="run every novelty of a named suite on the suite's own spec: "
+                   "polycraft (unseen pogostick novelties) or workshop (the birdhouse task's)")
+    p.add_argument("--spec", default=None,
+                   help="the world the novelties change (default: the suite's spec, or "
+                   "pogostick)")
+    p.add_argument("--agent", default="repair+rapidlearn+", choices=list(HYBRID_AGENTS))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--budget", type=int, default=60_000,
                    help="learning env steps per recovery")
     p.add_argument("--max-episodes", type=int, default=60, help="adaptation episodes at most")
     p.add_argument("--eval-episodes", type=int, default=20)
-    p.add_argument("--out", type=Path, default=Path("results/generality.jsonl"),
-                   help="JSON-lines records, one per case; a rerun resumes from it")
+    p.add_argument("--out", type=Path, default=None,
+                   help="JSON-lines records, one per case; a rerun resumes from it (default: "
+                   "results/generality.jsonl, or results/generality_<suite>.jsonl)")
     p.add_argument("--json", action="store_true", help="print the records and tally as JSON")
     p.set_defaults(handler=cmd_generality)
 
 
 def cmd_generality(args: argparse.Namespace) -> int:
-    from nesyworld.domains import shipped_novelties
     from nesyworld.experiments.generality import (
         GeneralityConfig,
         generality_table,
@@ -40,17 +49,45 @@ def cmd_generality(args: argparse.Namespace) -> int:
         tally,
     )
 
-    novelties = list(args.novelties) or list(shipped_novelties())
-    config = GeneralityConfig(args.spec, args.agent, args.seed, args.budget,
+    try:
+        spec, novelties, out = resolve_cases(args)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    config = GeneralityConfig(spec, args.agent, args.seed, args.budget,
                               args.max_episodes, args.eval_episodes)
 
     def progress(i: int, n: int, record: dict[str, Any]) -> None:
         console.print(f"[{i}/{n}] {record['case']}: {record['how']}, S_post "
                       f"{record['s_post']:.2f} ({record['wall_seconds']:.0f} s)")
 
-    records = run_suite(novelties, config, args.out, on_case=progress)
+    records = run_suite(novelties, config, out, on_case=progress)
     if args.json:
         print(json.dumps({"records": records, "tally": tally(records)}, indent=2))
     else:
         Console().print(generality_table(records))
     return 0
+
+
+def resolve_cases(args: argparse.Namespace) -> tuple[str, list[str], Path]:
+    """The spec, the novelties and the records file a `generality` command runs: a named
+    suite's files on its spec, or the positional novelties (by default the shipped ones of the
+    spec's domain). A suite's records get a file of their own, since a case is keyed by its
+    file's stem and two suites may hold the same stem."""
+    from nesyworld.experiments.generality import domain_novelties, get_suite
+
+    if args.suite is None:
+        spec = args.spec or "pogostick"
+        novelties = list(args.novelties) or domain_novelties(spec)
+        return spec, novelties, args.out or Path("results/generality.jsonl")
+    if args.novelties:
+        raise ValueError("give either NOVELTY names or --suite, not both")
+    try:
+        suite = get_suite(args.suite)
+    except KeyError as err:
+        raise ValueError(err.args[0]) from None
+    if args.spec is not None and args.spec != suite.spec:
+        raise ValueError(f"suite '{suite.name}' is written for spec '{suite.spec}', not "
+                         f"'{args.spec}'")
+    return (suite.spec, [str(p) for p in suite.novelties()],
+            args.out or Path(f"results/generality_{suite.name}.jsonl"))

@@ -10,8 +10,10 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from nesyworld.hybrid.agents.names import HYBRID_AGENTS
+
 console = Console()
-HYBRID = ("rapidlearn+", "rapidlearn")
+HYBRID = HYBRID_AGENTS
 AGENTS = ("planning", *HYBRID, "scripted", "random")
 
 
@@ -21,7 +23,9 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--agent", choices=AGENTS, default="planning",
                    help="planning: plan, execute, monitor (default); rapidlearn+ / "
                         "rapidlearn: the hybrid agent, which learns an operator (PPO+ICM / "
-                        "PPO) when one fails, then is evaluated frozen; scripted: the .plan "
+                        "PPO) when one fails, then is evaluated frozen; repair+...: the same, "
+                        "repairing its model first and learning only when no repair "
+                        "verifies; scripted: the .plan "
                         "shipped beside the spec; random: uniformly random legal actions")
     p.add_argument("--novelty", action="append", default=[], metavar="NOVELTY",
                    help="inject this novelty (a shipped name or a file; repeatable); the "
@@ -80,16 +84,11 @@ def make_agent(args: argparse.Namespace, env: Any, verbose: bool) -> Any:
 
     config = PlanningConfig(planner=args.planner, mode=args.mode)
     if args.agent in HYBRID:
-        from dataclasses import replace
+        from nesyworld.hybrid import HybridAgent, hybrid_configs
 
-        from nesyworld.hybrid import HybridAgent, RecoveryConfig
-
-        recovery = (RecoveryConfig.rapidlearn() if args.agent == "rapidlearn"
-                    else RecoveryConfig.rapidlearn_plus())
-        if args.budget is not None:
-            recovery = replace(recovery, train=replace(recovery.train, step_budget=args.budget))
+        recovery, repair = hybrid_configs(args.agent, step_budget=args.budget)
         agent = HybridAgent(env, kb, config, recovery, novelty=",".join(args.novelty),
-                            on_event=show_hybrid if verbose else None)
+                            on_event=show_hybrid if verbose else None, repair=repair)
         if args.kb:
             agent.load(args.kb)
         return agent
@@ -172,7 +171,8 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None) -> 
 
     def on_event(event: Any) -> None:
         if detail["all"] or event.kind in ("failure", "recovery", "learning", "learned",
-                                           "recovery_failed", "novelty"):
+                                           "recovery_failed", "repaired", "repair_failed",
+                                           "novelty"):
             shown(event)
 
     def on_episode(k: int, result: Any) -> None:
@@ -198,7 +198,9 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None) -> 
         agent.save(args.save)
     summary = {"spec": env.unwrapped.world.spec.name, "agent": args.agent,
                "novelties": args.novelty, **result.summary(),
-               "learned_operators": sorted(agent.learned)}
+               "learned_operators": sorted(agent.learned),
+               "repaired_operators": sorted(e.operator.name for e in agent.kb
+                                            if e.origin == "repaired")}
     if args.json:
         sys.stdout.write(json.dumps(summary, indent=1) + "\n")
         return 0
@@ -206,12 +208,15 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None) -> 
                   + (f" + {', '.join(args.novelty)}" if args.novelty else ""))
     table.add_column("")
     table.add_column("value", justify="right")
-    rows = [("recoveries (operators learned or fine-tuned)", str(len(result.recoveries))),
+    methods = [r.get("method", "learning") for r in result.recoveries]
+    rows = [("repairs tried (verified)", f"{methods.count('repair')} "
+             f"({sum(1 for r in result.recoveries if r.get('repair'))})"),
+            ("learnings (operators learned or fine-tuned)", str(methods.count("learning"))),
             ("adaptation episodes", f"{len(result.adaptation_episodes)}"
              + ("" if result.adapted else " (not converged)")),
             ("adaptation env steps (all, incl. learning)", f"{result.adaptation_steps:,}"),
-            ("  of which learning", f"{result.learning_steps:,}"),
-            ("learning wall seconds",
+            ("  of which repairing and learning", f"{result.learning_steps:,}"),
+            ("recovery wall seconds",
              f"{sum(r['wall_seconds'] for r in result.recoveries):.1f}"),
             ("post-novelty success rate (frozen)",
              f"{result.post_novelty_success_rate:.2f} of {len(result.evaluation)}"),

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig, TransferRLAgent
     from nesyworld.hybrid.execution.episode import EpisodeResult, run_episode
     from nesyworld.hybrid.recovery.recover import RecoveryConfig
+    from nesyworld.hybrid.repair.repairer import RepairConfig
     from nesyworld.symbolic.derivation.derive import Derivation, derive
     from nesyworld.symbolic.knowledge_base import KnowledgeBase
     from nesyworld.symbolic.planning.planners import Planner, PlanResult
@@ -78,6 +79,7 @@ _LAZY = {
     "PlanningConfig": "nesyworld.hybrid.agents.planning_agent",
     "HybridAgent": "nesyworld.hybrid.agents.hybrid_agent",
     "RecoveryConfig": "nesyworld.hybrid.recovery.recover",
+    "RepairConfig": "nesyworld.hybrid.repair.repairer",
     "RLAgent": "nesyworld.hybrid.baselines.rl_agents",
     "RLConfig": "nesyworld.hybrid.baselines.rl_agents",
     "TransferRLAgent": "nesyworld.hybrid.baselines.rl_agents",
@@ -88,7 +90,8 @@ _LAZY = {
 __all__ = [
     "Agent", "Derivation", "EpisodeResult", "HybridAgent", "KnowledgeBase", "Novelty",
     "PlanResult", "Planner", "PlanningAgent", "PlanningConfig", "RLAgent", "RLConfig",
-    "RandomAgent", "RecoveryConfig", "SpecError", "TransferRLAgent", "World", "WorldSpec",
+    "RandomAgent", "RecoveryConfig", "RepairConfig", "SpecError", "TransferRLAgent", "World",
+    "WorldSpec",
     "__version__", "apply_novelties", "derive", "env_id", "load_novelty", "load_spec", "make",
     "make_aec", "make_vec", "run_episode",
 ]

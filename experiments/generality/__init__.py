@@ -8,5 +8,7 @@ from nesyworld.experiments.generality.run import (
     run_suite,
     tally,
 )
+from nesyworld.experiments.generality.suites import SUITES, Suite, domain_novelties, get_suite
 
-__all__ = ["GeneralityConfig", "generality_table", "run_case", "run_suite", "tally"]
+__all__ = ["SUITES", "GeneralityConfig", "Suite", "domain_novelties", "generality_table",
+           "get_suite", "run_case", "run_suite", "tally"]

@@ -31,7 +31,7 @@ class GeneralityConfig:
     """How each case is run: the spec, the hybrid agent's variant and budgets, the seed."""
 
     spec: str = "pogostick"
-    agent: str = "rapidlearn+"
+    agent: str = "repair+rapidlearn+"
     seed: int = 0
     step_budget: int = 60_000
     max_episodes: int = 60
@@ -81,7 +81,10 @@ def run_case(novelty: str, config: GeneralityConfig) -> dict[str, Any]:
                                   config.max_episodes))
     s_post = float(run["post_novelty_success_rate"])
     recovered = s_post >= config.recovered_at
-    how = ("not recovered" if not recovered else "learned" if run["learned_operators"]
+    how = ("not recovered" if not recovered
+           else "repaired and learned" if run["learned_operators"] and run["repaired_operators"]
+           else "learned" if run["learned_operators"]
+           else "repaired" if run["repaired_operators"]
            else "plan copes" if record["plan_succeeds"] else "replanned")
     record.update({
         "s_post": s_post,
@@ -93,6 +96,7 @@ def run_case(novelty: str, config: GeneralityConfig) -> dict[str, Any]:
         "learning_steps": run["learning_steps"],
         "how": how,
         "learned_operators": run["learned_operators"],
+        "repaired_operators": run["repaired_operators"],
         "wall_seconds": round(time.perf_counter() - start, 2),
     })
     return record

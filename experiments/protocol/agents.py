@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from nesyworld.hybrid import (
+    HYBRID_AGENTS,
     EpisodeResult,
     HybridAgent,
     PlanningAgent,
-    RecoveryConfig,
     RLAgent,
     RLConfig,
     TransferRLAgent,
+    hybrid_configs,
     run_episode,
 )
 from nesyworld.hybrid.baselines.rl_agents import POST_NOVELTY_TRAIN, PRE_NOVELTY_TRAIN
@@ -155,11 +156,10 @@ def make_protocol_agent(name: str, env: Any, domain: str, seed: int,
     kb = KnowledgeBase.from_world(domain)
     if name == "planning":
         return SymbolicProtocolAgent(PlanningAgent(env, kb), learns=False)
-    if name in ("rapidlearn", "rapidlearn+"):
-        base = (RecoveryConfig.rapidlearn() if name == "rapidlearn"
-                else RecoveryConfig.rapidlearn_plus())
-        recovery = dataclasses.replace(base, train=dataclasses.replace(base.train, seed=seed))
-        return SymbolicProtocolAgent(HybridAgent(env, kb, None, recovery), learns=True)
+    if name in HYBRID_AGENTS:
+        recovery, repair = hybrid_configs(name, seed)
+        return SymbolicProtocolAgent(HybridAgent(env, kb, None, recovery, repair=repair),
+                                     learns=True)
     base_name, _, extra = name.partition("+")
     if base_name not in ("rl", "transfer_rl"):
         raise ValueError(f"unknown agent {name!r}")

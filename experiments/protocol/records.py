@@ -25,8 +25,8 @@ from typing import Any, Literal
 
 Phase = Literal["pre", "post"]
 
-AGENTS = ("planning", "rapidlearn", "rapidlearn+", "rl", "rl+icm", "transfer_rl",
-          "transfer_rl+icm")
+AGENTS = ("planning", "repair+rapidlearn+", "repair+rapidlearn", "rapidlearn", "rapidlearn+",
+          "rl", "rl+icm", "transfer_rl", "transfer_rl+icm")
 """Agent names the protocol knows (`+` / `+icm`: with ICM curiosity)."""
 
 

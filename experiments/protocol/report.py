@@ -28,7 +28,8 @@ from nesyworld.experiments.protocol.sweep import latest_records, load_records
 
 NOVELTY_ORDER = ("axe", "chest", "distance", "fence", "fire")
 """Table 2's order (the paper's "Trader" novelty is our "distance")."""
-AGENT_ORDER = ("rapidlearn+", "rapidlearn", "transfer_rl+icm", "transfer_rl", "rl+icm", "rl",
+AGENT_ORDER = ("repair+rapidlearn+", "repair+rapidlearn", "rapidlearn+",
+               "rapidlearn", "transfer_rl+icm", "transfer_rl", "rl+icm", "rl",
                "planning")
 PAPER_SOURCE = "Goel et al., NovelGym (AAMAS 2024), table 2"
 PAPER_METRICS = ("s_pre", "i_novelty", "t_adapt", "s_post", "delta_t")

@@ -17,12 +17,14 @@ import statistics
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+
+from nesyworld.hybrid.agents.names import HYBRID_AGENTS
 
 PAPER_ADAPTATION_STEPS = {
     "rapidlearn+": {"axe": 71_040, "distance": 102_720, "fence": 69_120, "fire": 263_520},
@@ -54,23 +56,22 @@ class RecoveryRunSpec:
 def run_one(config: RecoveryRunSpec) -> dict[str, Any]:
     """Adapt and evaluate one agent; a JSON-able record (heavy imports stay in the worker)."""
     from nesyworld.experiments.protocol.adaptation import adapt_and_evaluate
-    from nesyworld.hybrid import HybridAgent, RecoveryConfig
+    from nesyworld.hybrid import HybridAgent, hybrid_configs
     from nesyworld.symbolic.knowledge_base import KnowledgeBase
     from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 
     start = time.perf_counter()
-    recovery = (RecoveryConfig.rapidlearn() if config.agent == "rapidlearn"
-                else RecoveryConfig.rapidlearn_plus())
-    recovery = replace(recovery, train=replace(recovery.train, seed=config.seed,
-                                               step_budget=config.step_budget))
+    recovery, repair = hybrid_configs(config.agent, config.seed, config.step_budget)
     env = NoveltyInjector(NesyGridEnv(config.spec), [config.novelty])
     agent = HybridAgent(env, KnowledgeBase.from_world(config.spec), None, recovery,
-                        novelty=config.novelty)
+                        novelty=config.novelty, repair=repair)
     result = adapt_and_evaluate(env, agent, seed=config.seed * 1000,
                                 max_episodes=config.max_episodes,
                                 eval_episodes=config.eval_episodes)
     return {"key": config.key, "config": asdict(config), **result.summary(),
             "learned_operators": sorted(agent.learned),
+            "repaired_operators": sorted(e.operator.name for e in agent.kb
+                                         if e.origin == "repaired"),
             "wall_seconds": round(time.perf_counter() - start, 2)}
 
 
@@ -155,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--novelties", nargs="+", default=["axe", "fence", "distance", "fire",
                                                        "chest"])
     p.add_argument("--agents", nargs="+", default=["rapidlearn+"],
-                   choices=["rapidlearn+", "rapidlearn"])
+                   choices=list(HYBRID_AGENTS))
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--budget", type=int, default=60_000, help="training steps per recovery")
     p.add_argument("--eval-episodes", type=int, default=20)

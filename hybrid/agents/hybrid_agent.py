@@ -1,20 +1,26 @@
-"""The hybrid agent: the planning agent that learns an operator when one fails.
+"""The hybrid agent: the planning agent that repairs its model, or learns an operator, when
+one fails.
 
-RapidLearn (PPO) and RapidLearn+ (PPO + ICM curiosity) differ only in their
-`RecoveryConfig`. Learning happens inside `on_failure`, off the agent's own env (the
-recovery env restarts at the failure snapshot in worlds of its own), so the episode resumes
-where it failed and replans with the learned operator.
+On a failure it first repairs the knowledge base from the evidence (hybrid/repair/: the
+refusal's stated requirement, the observed against the declared change, the new actions'
+declared operators, new types in absent types' roles), keeping a repair only when a run
+from the current state verifies it. Only when no repair verifies does it learn, RAPid-Learn
+style: RapidLearn (PPO) and RapidLearn+ (PPO + ICM curiosity) differ only in their
+`RecoveryConfig`. Learning happens inside `on_failure`, off the agent's own env (the recovery
+env restarts at the failure snapshot in worlds of its own), so the episode resumes where it
+failed and replans with the learned operator. When the knowledge base has no plan at all,
+`on_no_plan` tries the repairs that need no failed operator.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+from nesyworld.hybrid.agents.names import HYBRID_AGENTS
 from nesyworld.hybrid.agents.planning_agent import (
     Event,
     PlanningAgent,
@@ -22,28 +28,40 @@ from nesyworld.hybrid.agents.planning_agent import (
     pre_novelty_actions,
 )
 from nesyworld.hybrid.execution.monitor import OperatorFailure
+from nesyworld.hybrid.execution.operators import GroundOperator
+from nesyworld.hybrid.recovery.gaps import gap_failure, missing_item
 from nesyworld.hybrid.recovery.learned_operator import LearnedOperator
 from nesyworld.hybrid.recovery.recover import Recovery, RecoveryConfig, RecoveryOutcome
+from nesyworld.hybrid.repair.evidence import gather
+from nesyworld.hybrid.repair.repairer import (
+    ModelRepair,
+    RepairConfig,
+    RepairOutcome,
+    no_plan_evidence,
+    novelty_context,
+)
 from nesyworld.learning import EpochRecord, load_checkpoint, save_checkpoint
-from nesyworld.symbolic.knowledge_base import KnowledgeBase
+from nesyworld.symbolic.derivation.abstraction import abstract
+from nesyworld.symbolic.knowledge_base import KnowledgeBase, operator_pddl
+from nesyworld.world.actions.schema import OperatorSchema
 
 POLICY_FOLDER = "policies"
 
 
-def operator_pddl(kb: KnowledgeBase, name: str) -> str:
-    """One operator's `(:action ...)` block, with its comment lines, from the written domain."""
-    domain, _ = kb.pddl()
-    match = re.search(rf"((?:^[ \t]*;[^\n]*\n)*)^[ \t]*\(:action {re.escape(name)}\s", domain,
-                      re.MULTILINE)
-    if match is None:
-        raise KeyError(f"operator '{name}' is not in the written domain")
-    start, depth = match.start(0), 0
-    body_start = domain.index("(:action", match.start(0))
-    for i in range(body_start, len(domain)):
-        depth += {"(": 1, ")": -1}.get(domain[i], 0)
-        if depth == 0:
-            return domain[start:i + 1]
-    return domain[start:]
+def hybrid_configs(name: str, seed: int = 0, step_budget: int | None = None
+                   ) -> tuple[RecoveryConfig, RepairConfig]:
+    """The recovery and repair configs of a hybrid agent by name (see `HYBRID_AGENTS`), its
+    learner seeded with `seed`."""
+    if name not in HYBRID_AGENTS:
+        raise ValueError(f"unknown hybrid agent {name!r}; expected one of "
+                         f"{', '.join(HYBRID_AGENTS)}")
+    variant = name.removeprefix("repair+")
+    recovery = (RecoveryConfig.rapidlearn() if variant == "rapidlearn"
+                else RecoveryConfig.rapidlearn_plus())
+    train = replace(recovery.train, seed=seed)
+    if step_budget is not None:
+        train = replace(train, step_budget=step_budget)
+    return replace(recovery, train=train), RepairConfig(enabled=name.startswith("repair+"))
 
 
 class HybridAgent(PlanningAgent):
@@ -58,19 +76,24 @@ class HybridAgent(PlanningAgent):
                  config: PlanningConfig | None = None,
                  recovery: RecoveryConfig | None = None, novelty: str = "",
                  learning: bool = True,
-                 on_event: Callable[[Event], None] | None = None) -> None:
+                 on_event: Callable[[Event], None] | None = None,
+                 repair: RepairConfig | None = None) -> None:
         super().__init__(env, kb, config or PlanningConfig(), on_event)
         self.recovery_config = recovery if recovery is not None else RecoveryConfig()
-        self.name = self.recovery_config.variant
+        self.repair_config = repair if repair is not None else RepairConfig()
+        self.name = ("repair+" if self.repair_config.enabled else "") + (
+            self.recovery_config.variant)
         self.novelty = novelty
         self.learning = learning
-        self.recoveries: list[RecoveryOutcome] = []
+        self.recoveries: list[RecoveryOutcome | RepairOutcome] = []
+        """Every recovery, by repair or by learning, in order."""
+        self._repairs_tried: set[str] = set()  # evidence already tried without a verified fix
         self._gave_up: dict[str, int] = {}  # failed recoveries by operator name
         self._failures_seen: dict[str, int] = {}  # failures by operator name, all episodes
 
     @property
     def adaptation_env_steps(self) -> int:
-        """Env steps spent learning (training and checking rollouts), all recoveries."""
+        """Env steps spent recovering: verifying repairs, training and checking rollouts."""
         return sum(r.env_steps for r in self.recoveries)
 
     def _on_epoch(self, record: EpochRecord) -> None:
@@ -78,9 +101,111 @@ class HybridAgent(PlanningAgent):
                   f"{record.success_rate:.2f}, reward {record.mean_reward:.1f}, "
                   f"{record.steps_per_second:.0f} steps/s", **record.as_dict())
 
+    # --- model repair ------------------------------------------------------------------
+    def _repairer(self) -> ModelRepair:
+        return ModelRepair(self.kb, self.planner, self.repair_config, self.learned,
+                           self.known_types, self.known_actions, self.config.mode)
+
+    def _context(self) -> dict[str, tuple[str, ...]]:
+        return novelty_context(self.kb, self.world, pre_novelty_actions(self.kb, self.world))
+
+    def _adopt(self, outcome: RepairOutcome) -> bool:
+        self.recoveries.append(outcome)
+        if not outcome.ok or outcome.kb is None or outcome.candidate is None:
+            self.emit("repair_failed", f"no repair verified ({len(outcome.tried)} tried, "
+                      f"{outcome.env_steps} env steps)", **outcome.summary())
+            return False
+        self.kb = outcome.kb
+        cand = outcome.candidate
+        self.emit("repaired", f"{cand.kind}: {cand.rationale} (verified in "
+                  f"{outcome.env_steps} env steps)", **outcome.summary())
+        return True
+
+    def try_repair(self, failure: OperatorFailure) -> bool:
+        """Repair the knowledge base from this failure's evidence; True when a repair was
+        verified and adopted. The same evidence is not tried twice."""
+        ctx = self._context()
+        evidence = gather(failure, self.world.types.names, **ctx)
+        key = evidence.describe()
+        if not self.repair_config.enabled or key in self._repairs_tried:
+            return False
+        self._repairs_tried.add(key)
+        self.emit("recovery", f"repairing the model from: {key}")
+        return self._adopt(self._repairer().repair(self.world, evidence))
+
+    def on_no_plan(self) -> bool:
+        """No plan from here: bridge it by repair (new actions' declared operators, new types
+        in absent ones' roles), else learn to obtain the item the knowledge base cannot get
+        (hybrid/recovery/gaps.py)."""
+        if not self.learning:
+            return False
+        return self._bridge() or self._learn_gap()
+
+    def _bridge(self) -> bool:
+        ctx = self._context()
+        if not self.repair_config.enabled or not (ctx["new_actions"] or ctx["new_types"]):
+            return False
+        z = abstract(self.world)
+        nothing = GroundOperator(OperatorSchema("no_plan", (), (), (), "nop",
+                                                "the knowledge base has no plan"))
+        failure = OperatorFailure(nothing, "precondition", "no plan from this state", [], [],
+                                  self.world.snapshot(), (), int(self.world.state.step), z, z)
+        evidence = no_plan_evidence(failure, ctx)
+        key = "no plan; " + evidence.describe()
+        if key in self._repairs_tried:
+            return False
+        self._repairs_tried.add(key)
+        self.emit("recovery", f"bridging: the knowledge base has no plan; {key}")
+        return self._adopt(self._repairer().bridge(self.world, evidence))
+
+    def _learn_gap(self) -> bool:
+        z = abstract(self.world)
+        item = missing_item(self.kb, self.planner, z, self.task_goal)
+        if item is None:
+            self.emit("recovery", "no plan, and every item the goal needs can still be "
+                      "obtained: nothing to learn")
+            return False
+        failure = gap_failure(item, self.world.snapshot(), z, int(self.world.state.step))
+        name = failure.operator.name
+        if self._gave_up.get(name, 0) >= self.recovery_config.attempts:
+            return False
+        self.emit("recovery", f"learning to obtain {item}: the knowledge base has no plan "
+                  f"and cannot obtain {item} from here")
+        # a bridge has no failed operator to meet again on other maps
+        return self._learn(failure, None, replace(self.recovery_config, extra_maps=0))
+
+    # --- learning -------------------------------------------------------------------------
+    def _learn(self, failure: OperatorFailure, previous: LearnedOperator | None,
+               config: RecoveryConfig) -> bool:
+        """Learn (or fine-tune `previous`) an operator for `failure`; True when one was."""
+        name = failure.operator.name
+        # "new since the novelty" is against the knowledge base's world, not what the agent
+        # has seen (known_actions grows as novelties are detected)
+        before = pre_novelty_actions(self.kb, self.world)
+        recovery = Recovery(self.kb, config, before, self.novelty, self._on_epoch,
+                            self.planner, self.learned)
+        outcome = recovery.learn(self.world, failure, previous)
+        self.recoveries.append(outcome)
+        if outcome.operator is None:
+            self._gave_up[name] = self._gave_up.get(name, 0) + 1
+            self.emit("recovery_failed", f"no operator learned in {outcome.env_steps} "
+                      f"steps: {outcome.error}", **outcome.summary())
+            return False
+        learned = outcome.operator
+        self.learned[learned.name] = learned
+        self.emit("learned", f"{learned.name} after {outcome.env_steps} env steps "
+                  f"({outcome.wall_seconds:.1f} s); a fresh plan uses it: "
+                  f"{outcome.plan_uses_it}", pddl=operator_pddl(self.kb, learned.name),
+                  **outcome.summary())
+        return True
+
     def on_failure(self, failure: OperatorFailure) -> Iterator[str]:
         if not self.learning:
             return iter(())
+        if self.try_repair(failure):
+            return iter(())
+        if failure.kind == "undeclared":
+            return iter(())  # it did its job; only the model was off, and no repair held
         name = failure.operator.name
         self._failures_seen[name] = self._failures_seen.get(name, 0) + 1
         if self._failures_seen[name] < self.recovery_config.confirmations:
@@ -95,24 +220,7 @@ class HybridAgent(PlanningAgent):
         else:
             previous = None
             self.emit("recovery", f"learning to recover from: {failure}")
-        # "new since the novelty" is against the knowledge base's world, not what the agent
-        # has seen (known_actions grows as novelties are detected)
-        before = pre_novelty_actions(self.kb, self.world)
-        recovery = Recovery(self.kb, self.recovery_config, before, self.novelty, self._on_epoch,
-                            self.planner, self.learned)
-        outcome = recovery.learn(self.world, failure, previous)
-        self.recoveries.append(outcome)
-        if outcome.operator is None:
-            self._gave_up[name] = self._gave_up.get(name, 0) + 1
-            self.emit("recovery_failed", f"no operator learned in {outcome.env_steps} "
-                      f"steps: {outcome.error}", **outcome.summary())
-            return iter(())
-        learned = outcome.operator
-        self.learned[learned.name] = learned
-        self.emit("learned", f"{learned.name} after {outcome.env_steps} env steps "
-                  f"({outcome.wall_seconds:.1f} s); a fresh plan uses it: "
-                  f"{outcome.plan_uses_it}", pddl=operator_pddl(self.kb, learned.name),
-                  **outcome.summary())
+        self._learn(failure, previous, self.recovery_config)
         return iter(())
 
     # --- persistence ---------------------------------------------------------------------

@@ -15,7 +15,12 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from nesyworld.hybrid.execution.monitor import OperatorFailure, check_effects, tolerated
+from nesyworld.hybrid.execution.monitor import (
+    OperatorFailure,
+    check_effects,
+    tolerated,
+    undeclared,
+)
 from nesyworld.hybrid.execution.operators import GroundOperator, ground
 from nesyworld.hybrid.execution.skills import Mode, Primitives, SkillStop, skill_actions
 from nesyworld.symbolic.derivation.abstraction import abstract
@@ -219,20 +224,31 @@ class PlanningAgent:
     def _relevant_counts(self) -> set[tuple[str, str]]:
         """Counts some precondition or the goal compares: the only ones a plan relies on."""
         planning = self.kb.derivation()  # a new object whenever the knowledge base changes
-        if getattr(self, "_relevant_for", None) is not planning:
+        goal = self.task_goal
+        if getattr(self, "_relevant_for", None) != (id(planning), goal):
             keys = set(count_thresholds(planning.operators))
-            keys |= {(INVENTORY, item) for item in planning.goal}
-            self._relevant, self._relevant_for = keys, planning
+            keys |= {(INVENTORY, item) for item in goal}
+            self._relevant, self._relevant_for = keys, (id(planning), goal)
         return self._relevant
 
+    @property
+    def task_goal(self) -> dict[str, int]:
+        """The goal of the task as the world states it now: the agent is told its task (a
+        goal novelty changes what it is asked, not what it knows how to do)."""
+        return dict(self.world.spec.goal)
+
     def plan(self) -> PlanResult:
-        result = self.planner.plan(self.kb.derivation(), abstract(self.world))
-        return result
+        return self.planner.plan(self.kb.derivation(), abstract(self.world), self.task_goal)
 
     def on_failure(self, failure: OperatorFailure) -> Iterator[str]:
         """What to do after a failure, as env actions to take; the planning agent just
         replans (nothing to do here)."""
         return iter(())
+
+    def on_no_plan(self) -> bool:
+        """What to do when the knowledge base has no plan from here; True when it changed
+        and planning again may help. The planning agent can do nothing."""
+        return False
 
     def _drive(self) -> Iterator[str]:
         cfg = self.config
@@ -245,6 +261,8 @@ class PlanningAgent:
             if not result.ok:
                 self.emit("no_plan", f"no plan ({result.status}): {result.message}".strip())
                 if result.status == "unsolvable":
+                    if self.on_no_plan():
+                        continue  # the knowledge base changed: plan again
                     break
                 yield "nop"
                 continue
@@ -261,9 +279,15 @@ class PlanningAgent:
                 if failure is not None:
                     self.failures.append(failure)
                     self.emit("failure", str(failure), failure=failure.to_dict())
-                    count = self._failures_by_op.get(op.name, 0) + 1
-                    self._failures_by_op[op.name] = count
+                    if failure.kind == "undeclared":  # it did its job, and more: replan
+                        yield from self.on_failure(failure)
+                        break
+                    kb = self.kb
                     yield from self.on_failure(failure)
+                    # a failure that changed the knowledge base (repaired, learned) is dealt
+                    # with: it does not count toward giving up
+                    count = self._failures_by_op.get(op.name, 0) + (self.kb is kb)
+                    self._failures_by_op[op.name] = count
                     if count >= cfg.max_failures_per_operator:
                         self.emit("give_up", f"{op.name} failed {count} times")
                         yield GIVE_UP
@@ -301,6 +325,12 @@ class PlanningAgent:
         if expected and not tolerated(op, z0, z1, expected):
             return OperatorFailure(op, "effect_mismatch", "", expected, observed, snapshot,
                                    suffix, start, z0, z1)
+        # a learned operator promises only the change common to all its checked rollouts;
+        # what else its policy does varies and is not promised
+        extra = undeclared(op, z0, z1) if learned is None else []
+        if extra:
+            return OperatorFailure(op, "undeclared", "", [], extra, snapshot, suffix, start,
+                                   z0, z1)
         self.emit("done", f"{op}", operator=str(op), steps=int(world.state.step) - start)
         return None
 

@@ -3,8 +3,11 @@
 Before an operator the executor records z0 = abstract(state); after it, the declared effects
 must hold relative to z0. A count must change by at least the declared amount in the declared
 direction (a recipe that yields more is fine, one that consumes more than declared is not),
-and declared facts must be added and deleted. A refused action and an effect mismatch both
-become an `OperatorFailure`, which says in one line what went wrong.
+and declared facts must be added and deleted. The whole change is watched too: an inventory
+count the operator does not declare must not move (`undeclared`), so an operator that spent
+another item than declared, or gained one it does not promise, is caught with the diff that
+model repair reads. A refused action, an effect mismatch and an undeclared change all become
+an `OperatorFailure`, which says in one line what went wrong.
 """
 
 from __future__ import annotations
@@ -18,15 +21,20 @@ from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.planning.planners import PlanStep
 from nesyworld.world import Snapshot
 from nesyworld.world.actions.schema import (
+    AIR,
     FACING,
     HOLDING,
+    INVENTORY,
     NO_EFFECT_NOTE,
+    SPAWNING,
+    WORLD,
+    CountAtLeast,
     CountChange,
     Fact,
     SetFact,
 )
 
-FailureKind = Literal["refused", "effect_mismatch", "precondition"]
+FailureKind = Literal["refused", "effect_mismatch", "undeclared", "precondition"]
 
 
 def check_effects(op: GroundOperator, z0: SymbolicState, z1: SymbolicState,
@@ -58,6 +66,8 @@ def check_effects(op: GroundOperator, z0: SymbolicState, z1: SymbolicState,
             args = tuple(b.get(a, a) for a in e.args)
             if not e.value and (e.predicate, args) in added:
                 continue  # deleted and added again (approaching what one already faces)
+            if e.when:
+                continue  # door bookkeeping (map_effects.py): a bound, checked by the approach
             holds = _holds(z1, e.predicate, args)
             if holds != e.value:
                 atom = f"{e.predicate}({', '.join(args)})"
@@ -71,6 +81,59 @@ def _holds(z: SymbolicState, predicate: str, args: tuple[str, ...]) -> bool:
         return z.holds(Fact(predicate, args))
     except ValueError:  # a type this world does not have
         return False
+
+
+Change = dict[tuple[str, str], int]
+"""(fluent, type) -> count delta."""
+
+
+def observed_change(op: GroundOperator, z0: SymbolicState, z1: SymbolicState) -> Change:
+    """The change the operator is accountable for: every inventory count of the agent, and
+    the world counts of the types the operator names (other world counts move with NPCs,
+    regrowth and other agents, which no operator of this agent declares)."""
+    named = named_types(op)
+    out: Change = {}
+    for i, name in enumerate(z1.names):
+        if name == AIR or i >= len(z0.names):
+            continue
+        d_inv = z1.inventory[i] - z0.inventory[i]
+        if d_inv:
+            out[(INVENTORY, name)] = d_inv
+        d_world = z1.world[i] - z0.world[i]
+        if d_world and name in named:
+            out[(WORLD, name)] = d_world
+    return out
+
+
+def declared_change(op: GroundOperator) -> Change:
+    b = op.binding
+    out: Change = {}
+    for e in op.schema.effects:
+        if isinstance(e, CountChange):
+            key = (e.fluent, b.get(e.arg, e.arg))
+            out[key] = out.get(key, 0) + e.delta
+    return out
+
+
+def named_types(op: GroundOperator) -> set[str]:
+    """Every type the operator names (bound), air excluded."""
+    b = op.binding
+    names: set[str] = set()
+    for item in (*op.schema.preconditions, *op.schema.effects):
+        if isinstance(item, (Fact, SetFact)):
+            names.update(b.get(a, a) for a in item.args)
+        elif isinstance(item, (CountAtLeast, CountChange)):
+            names.add(b.get(item.arg, item.arg))
+    return {n for n in names if not n.startswith("?") and n != AIR}
+
+
+def undeclared(op: GroundOperator, z0: SymbolicState, z1: SymbolicState) -> list[str]:
+    """Inventory changes the operator does not declare, as "inventory(x) +k" strings: the
+    full-change half of the monitor (a changed declared count is judged by check_effects)."""
+    declared = declared_change(op)
+    return [f"{fluent}({name}) {delta:+d}"
+            for (fluent, name), delta in sorted(observed_change(op, z0, z1).items())
+            if fluent == INVENTORY and (fluent, name) not in declared]
 
 
 @dataclass
@@ -94,6 +157,8 @@ class OperatorFailure:
             return head + f"was refused: {self.reason}"
         if self.kind == "precondition":
             return head + f"could not start: {self.reason}"
+        if self.kind == "undeclared":
+            return head + f"changed what it does not declare: {', '.join(self.observed)}"
         return head + (f"did not do what it declares: expected {', '.join(self.expected)}; "
                        f"observed {', '.join(self.observed)}")
 
@@ -115,5 +180,7 @@ def tolerated(op: GroundOperator, z0: SymbolicState, z1: SymbolicState,
     if NO_EFFECT_NOTE in op.schema.notes and z0 == z1:
         return True
     counts = [e for e in op.schema.effects if isinstance(e, CountChange)]
-    functional = (f"{FACING}(", f"not {FACING}(", f"{HOLDING}(", f"not {HOLDING}(")
+    # `spawning` is about the cell in front too: whatever stepped into it, no spawn waits there
+    functional = (f"{FACING}(", f"not {FACING}(", f"{HOLDING}(", f"not {HOLDING}(",
+                  f"{SPAWNING}(", f"not {SPAWNING}(")
     return bool(counts and expected) and all(x.startswith(functional) for x in expected)

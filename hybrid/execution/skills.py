@@ -4,8 +4,10 @@ In "macro" mode every operator is its env action, one step (the paper's mode: ap
 single step whose cost is the path length). In "primitive" mode an operator whose env action
 can give a route (the approach class's `route`) is walked with primitive moves and a final
 turn, one step each, re-planning the route every step because NPCs move; everything else is a
-primitive action already. The mapping comes from the operator's env action and the class that
-implements it in the world's action registry, not from a table of names.
+primitive action already. An operator with `repeat` > 1 (a block that takes several hits)
+runs its action up to that many times, until the abstract state changes. The mapping comes
+from the operator's env action and the class that implements it in the world's action
+registry, not from a table of names.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from nesyworld.hybrid.execution.operators import GroundOperator
+from nesyworld.symbolic.derivation.abstraction import abstract
 from nesyworld.world import World
 
 Mode = Literal["macro", "primitive"]
@@ -74,7 +77,7 @@ def skill_actions(world: World, op: GroundOperator, mode: Mode, primitives: Prim
     grounded = world.agent_actions()[index]
     route = getattr(grounded.action, "route", None)
     if mode == "macro" or route is None or not primitives.complete:
-        yield action
+        yield from repeated(world, op)
         return
     for _ in range(max_steps):
         st = world.state
@@ -96,3 +99,27 @@ def skill_actions(world: World, op: GroundOperator, mode: Mode, primitives: Prim
         direction = {(-1, 0): 0, (0, 1): 1, (1, 0): 2, (0, -1): 3}[(nr - r, nc - c)]
         yield primitives.toward(facing, direction)
     yield SkillStop(f"gave up walking to {grounded.arg_name} after {max_steps} steps")
+
+
+def repeated(world: World, op: GroundOperator) -> Iterator[str]:
+    """The operator's action `repeat` times (effects that take several hits), stopping early
+    once the agent's own part of the abstract state has changed (what it faces or holds, its
+    inventory, the properties the effects name): a block damaged before breaks sooner, and
+    hitting on would strike whatever it left behind. World counts are left out: an NPC or an
+    event may change them meanwhile."""
+    action, repeat = op.env_action, op.schema.repeat
+    if repeat <= 1:
+        yield action
+        return
+    named = {getattr(e, "predicate", None) for e in op.schema.effects}
+
+    def own() -> tuple[object, ...]:
+        z = abstract(world)
+        return z.facing, z.holding, z.inventory, {p for p in z.props if p[0] in named}
+
+    start = own()
+    yield action
+    for _ in range(repeat - 1):
+        if own() != start:
+            return
+        yield action

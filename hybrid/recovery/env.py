@@ -1,9 +1,9 @@
 """The learning subproblem of recovery: a small Gymnasium env built from one OperatorFailure.
 
 RAPid-Learn, done properly (see docs/RECOVERY.md): every episode starts at the
-failure snapshot rather than replaying the task, the action set is restricted (and masked) to
-what could plausibly fix the failure, and plannability is asked of the knowledge base WITHOUT
-the failed operator, so a state cannot look good only because the plan would use the broken
+failure snapshot rather than replaying the task, the actions are the agent's whole action
+space masked by legality, and plannability is asked of the knowledge base WITHOUT the failed
+operator, so a state cannot look good only because the plan would use the broken
 operator again. Reward and termination use the same `abstract` as the planner and the
 monitor, and the planner is asked only on abstract changes that meet a target (its answers
 are cached by abstract state), so most RL steps cost one simulator step.
@@ -16,7 +16,7 @@ data, so `recovery_env_factory` can build picklable copies for vector envs.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, ClassVar
@@ -25,7 +25,6 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from nesyworld.hybrid.agents.planning_agent import pre_novelty_actions
 from nesyworld.hybrid.execution.monitor import OperatorFailure, check_effects
 from nesyworld.hybrid.execution.operators import GroundOperator
 from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
@@ -46,9 +45,6 @@ from nesyworld.world.observations.builder import ObservationBuilder, Observation
 from nesyworld.world.spec.loader import load_spec
 from nesyworld.world.spec.model import WorldSpec
 
-# Action classes (their registered names) that are always offered: the agent's own body and
-# the generic interactions, which any fix may need.
-PRIMITIVE_KINDS = ("move", "rotate", "break", "collect", "use", "place", "nop")
 SHARED_PLAN_CACHE = PlanCache()
 """One cache for every recovery env of a process: a vector env's copies, the evaluation envs
 and the checker all ask about the same states (keys include the domain, so knowledge bases
@@ -104,34 +100,39 @@ def failed_objects(op: GroundOperator) -> set[str]:
     return {n for n in names if not n.startswith("?")} - IGNORED_TYPES
 
 
+def recovery_actions(world: World) -> tuple[str, ...]:
+    """The recovery's actions: the agent's whole action space, in the world's order, but
+    give_up; the env masks them by legality each step.
+
+    Earlier versions offered a subset (primitives, new actions, and actions naming the
+    failed operator's objects), which made learning faster but left out fixes a novelty can
+    need: selecting a tool the agent already holds, approaching a type the failed operator
+    does not name. Legality is the only pruning that can never remove a needed action.
+    """
+    return tuple(g.name for g in world.agent_actions() if g.name != "give_up")
+
+
 def _mentions(name: str, type_name: str) -> bool:
     """`type_name` appears in an action name as whole `_`-separated words."""
     return re.search(rf"(^|_){re.escape(type_name)}(_|$)", name) is not None
 
 
-def restricted_actions(world: World, op: GroundOperator, known_actions: Collection[str],
-                       known_types: Collection[str]) -> tuple[str, ...]:
-    """The recovery action subset, in the world's action order.
+FOCUS_KINDS = ("move", "rotate", "break", "collect", "use", "place", "nop")
+"""Action classes (registered names) always in the focus: the agent's body and the generic
+interactions."""
 
-    The rule: an action is offered when (1) its class is a primitive (move, rotate, break,
-    collect, use, place, nop), or (2) its name is new since the novelty (not in
-    `known_actions`), or (3) its name mentions, as whole words, one of the failed operator's
-    objects or an entity type new since the novelty (not in `known_types`): approach_<t>,
-    select_<t>, and craft/trade actions whose names name them. give_up is never offered.
-    A smaller set is what makes learning from the failure state fast (RAPid-Learn used all 28
-    actions); one that is too small cannot learn the fix, so new things are always in.
-    """
+
+def focus_actions(world: World, op: GroundOperator, known_actions: Collection[str],
+                  known_types: Collection[str]) -> set[str]:
+    """The actions a fix most likely needs, tried first through the policy's action prior
+    (`PPOConfig.action_prior`), never instead of the others: the primitive and generic
+    interaction classes, actions new since the novelty, and actions whose names mention, as
+    whole words, a type the failed operator names or a type new since the novelty."""
     touched = failed_objects(op) | {t for t in world.types.names if t not in known_types}
     touched -= IGNORED_TYPES
-    out = []
-    for g in world.agent_actions():
-        if g.name == "give_up":
-            continue
-        kind = getattr(g.action, "registered_name", "")
-        if (kind in PRIMITIVE_KINDS or g.name not in known_actions
-                or any(_mentions(g.name, t) for t in touched)):
-            out.append(g.name)
-    return tuple(out)
+    return {g.name for g in world.agent_actions() if g.name != "give_up" and (
+        getattr(g.action, "registered_name", "") in FOCUS_KINDS
+        or g.name not in known_actions or any(_mentions(g.name, t) for t in touched))}
 
 
 def relevant_counts(kb: KnowledgeBase) -> set[tuple[str, str]]:
@@ -149,22 +150,20 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
     or, with `starts` (earlier failures of the same operator, when fine-tuning), one of all
     these failures' snapshots drawn uniformly, each measured against its own failure, so
     the tuned policy keeps what it learned while it learns the new case.
-    Actions: `restricted_actions`, or `action_names` when given (fine-tuning keeps the set
-    the policy was trained on; a name this world lacks is always masked).
+    Actions: `recovery_actions` (all but give_up), or `action_names` when given (fine-tuning
+    keeps the set the policy was trained on; a name this world lacks is always masked).
     step: -1 (`step_reward`); when the abstract state changes and meets a target (the failed
     operator's declared effects relative to `failure.before`, or the task goal), ask the
     planner without the failed operator: plannable -> `success_reward` and terminated with
     info["success"] True; unplannable -> `dead_end_reward` and terminated; unknown (a
     timeout) -> go on. Truncated after `config.horizon` steps. info carries "action_mask"
-    over the restricted actions and "success".
+    over its actions and "success".
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
 
     def __init__(self, spec: WorldSpec | SpecRef, snapshot: Snapshot, failure: OperatorFailure,
                  kb: KnowledgeBase, config: RecoveryEnvConfig = RecoveryEnvConfig(), *,
-                 known_actions: Collection[str] | None = None,
-                 known_types: Collection[str] | None = None,
                  planner: Planner | None = None,
                  goal: Mapping[str, int] | None = None,
                  action_names: tuple[str, ...] | None = None,
@@ -188,13 +187,9 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
             config.planner, timeout=config.planner_timeout, cache=SHARED_PLAN_CACHE)
         self.world = World(self.world_spec)
         self.world.restore(snapshot)
-        known_a = set(known_actions) if known_actions is not None else set(
-            self.world.action_names())
-        known_t = set(known_types) if known_types is not None else {
-            o.name for o in kb.base.objects}
         # Fine-tuning passes the action set the policy was trained with (same network outputs).
-        self.action_names = action_names if action_names is not None else restricted_actions(
-            self.world, failure.operator, known_a, known_t)
+        self.action_names = (action_names if action_names is not None
+                             else recovery_actions(self.world))
         present = self.world.action_names()
         self._indices = np.array([present.index(n) if n in present else -1
                                   for n in self.action_names])
@@ -330,11 +325,8 @@ def recovery_env_factory(spec: WorldSpec | SpecRef, snapshot: Snapshot, failure:
 
 
 def from_failure(world: World, failure: OperatorFailure, kb: KnowledgeBase,
-                 config: RecoveryEnvConfig = RecoveryEnvConfig(),
-                 known_actions: Iterable[str] | None = None, **kwargs: Any) -> RecoveryEnv:
+                 config: RecoveryEnvConfig = RecoveryEnvConfig(), **kwargs: Any) -> RecoveryEnv:
     """A RecoveryEnv for a failure observed in `world` (which is only read)."""
     if failure.snapshot is None:
         raise ValueError("the failure has no snapshot to restart from")
-    known = tuple(known_actions) if known_actions is not None else pre_novelty_actions(kb, world)
-    return RecoveryEnv(world.spec, failure.snapshot, failure, kb, config,
-                       known_actions=known, **kwargs)
+    return RecoveryEnv(world.spec, failure.snapshot, failure, kb, config, **kwargs)

@@ -4,7 +4,7 @@ The reference implementations stored a learned policy under the failed operator'
 it as a fallback, so the planner kept believing the old semantics. Here the policy's observed,
 repeatable effect becomes an operator `learned_<failed op>_<n>` of its own: preconditions are
 what held at the failure, effects are the abstract change common to EVERY successful rollout
-(so the planner is promised only what the policy reliably does), and its executor runs the
+(at least; so the planner is promised only what the policy reliably does), and its executor runs the
 policy until those effects hold. It is added to the knowledge base like any operator, with
 provenance naming the failure, the novelty and the environment steps it cost.
 """
@@ -43,7 +43,7 @@ from nesyworld.world.actions.schema import (
 from nesyworld.world.observations.builder import ObservationBuilder, ObservationConfig
 
 PolicyFn = Callable[[np.ndarray, np.ndarray], int]
-"""obs, mask -> index into the recovery env's restricted actions (learning's Policy.act)."""
+"""obs, mask -> index into the recovery env's actions (learning's Policy.act)."""
 
 
 @dataclass(frozen=True)
@@ -97,10 +97,13 @@ the constant seen at the failure (that would make the operator usable only there
 
 def common_effects(rollouts: Sequence[Rollout], relevant: Collection[tuple[str, str]],
                    world_types: Collection[str] | None = None) -> tuple[Effect, ...]:
-    """The abstract change shared by every rollout: count deltas equal in all (only counts
-    some precondition or the goal compares: others, like world(air), vary with no meaning to
-    the planner), property changes common to all, and facing/holding when every rollout
-    ends on the same value (deleting the old value through the `FUNCTIONAL` parameter).
+    """The abstract change verified in every rollout: every inventory count's least change
+    over the rollouts (what it spends at most and gains at least, so an input consumed in
+    any rollout is an effect and a precondition; the monitor holds the operator to "at least
+    this change"), world-count deltas equal in all (only counts some precondition or the goal
+    compares: others, like world(air), vary with no meaning to the planner), property changes
+    common to all, and facing/holding when every rollout ends on the same value (deleting
+    the old value through the `FUNCTIONAL` parameter).
 
     `world_types`: the only types whose world counts may be effects (the failed operator's
     objects). Rollouts from one snapshot all see the same world dynamics (a sapling growing
@@ -122,15 +125,21 @@ def common_effects(rollouts: Sequence[Rollout], relevant: Collection[tuple[str, 
         effects.append(SetFact(p, (names[t],), False))
     for p, t in sorted(added):
         effects.append(SetFact(p, (names[t],), True))
-    for fluent in (WORLD, INVENTORY):
-        for name in names:
-            if name == AIR or (fluent, name) not in relevant:
-                continue
-            if fluent == WORLD and world_types is not None and name not in world_types:
-                continue
-            deltas = {r.end.count(fluent, name) - r.start.count(fluent, name) for r in rollouts}
-            if len(deltas) == 1 and (delta := deltas.pop()) != 0:
-                effects.append(CountChange(fluent, name, delta))
+    for name in names:  # world counts: only the failed operator's objects, and only when
+        # every rollout changed them alike (see above)
+        if name == AIR or (WORLD, name) not in relevant or (
+                world_types is not None and name not in world_types):
+            continue
+        deltas = {r.end.count(WORLD, name) - r.start.count(WORLD, name) for r in rollouts}
+        if len(deltas) == 1 and (delta := deltas.pop()) != 0:
+            effects.append(CountChange(WORLD, name, delta))
+    for name in names:  # the inventory: every count, consumed inputs included
+        if name == AIR:
+            continue
+        delta = min(r.end.count(INVENTORY, name) - r.start.count(INVENTORY, name)
+                    for r in rollouts)
+        if delta != 0:
+            effects.append(CountChange(INVENTORY, name, delta))
     return tuple(effects)
 
 

@@ -20,9 +20,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nesyworld.hybrid.execution.monitor import OperatorFailure
-from nesyworld.hybrid.recovery.env import RecoveryEnvConfig, recovery_env_factory
+from nesyworld.hybrid.recovery.env import (
+    RecoveryEnvConfig,
+    focus_actions,
+    recovery_actions,
+    recovery_env_factory,
+)
 from nesyworld.hybrid.recovery.learned_operator import LearnedOperator, build_learned_operator
-from nesyworld.hybrid.recovery.starts import sample_failure_starts
+from nesyworld.hybrid.recovery.starts import goal_reachable, sample_failure_starts
 from nesyworld.learning import EpochRecord, ICMConfig, PPOConfig, TrainConfig, TrainResult, train
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import PlanCache, Planner
@@ -63,7 +68,7 @@ class RecoveryConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     icm: ICMConfig | None = field(default_factory=ICMConfig)
     rollouts: int = 20
-    """Greedy rollouts from the snapshot that define the operator's effects."""
+    """Rollouts (sampled) from the snapshot that define the operator's effects."""
     min_success_rate: float = 0.9
     """Rollout success rate below which no operator is made (the planner could not rely on
     it); the failure is then left to the planning agent's retries."""
@@ -79,6 +84,11 @@ class RecoveryConfig:
     attempts: int = 2
     """Recoveries of one operator that may end without an operator before the agent stops
     trying to learn it (and only replans around it): each costs the whole step budget."""
+    focus_bias: float = 2.0
+    """Initial logit bonus of the focus actions (`focus_actions`: those a fix most likely
+    needs) over the rest of the whole action space the recovery acts with; 0 for none. With
+    ~50 actions and ~20 in focus, 2.0 gives the focus about 85% of the first samples: the
+    fence and fire recoveries learned in several times more steps without it."""
     finetune_lr: float = 1e-4
     """Learning rate when fine-tuning a learned operator that failed (lower than a fresh
     run's, so the policy adapts without forgetting)."""
@@ -121,8 +131,9 @@ class RecoveryOutcome:
         return self.operator is not None
 
     def summary(self) -> dict[str, Any]:
-        return {"failure": self.failure, "operator": self.operator.name if self.operator
-                else None, "env_steps": self.env_steps, "eval_env_steps": self.eval_env_steps,
+        return {"method": "learning", "failure": self.failure,
+                "operator": self.operator.name if self.operator else None,
+                "env_steps": self.env_steps, "eval_env_steps": self.eval_env_steps,
                 "wall_seconds": round(self.wall_seconds, 2), "converged": self.converged,
                 "fine_tuned": self.fine_tuned, "plan_uses_it": self.plan_uses_it,
                 "epochs": len(self.epochs), "extra_starts": self.extra_starts,
@@ -146,6 +157,8 @@ class Recovery:
         self.known_actions = tuple(known_actions) if known_actions is not None else None
         self.novelty = novelty
         self.on_epoch = on_epoch
+        self.goal: dict[str, int] | None = None
+        """The task's goal as the world states it (set by `learn`)."""
 
     def learn(self, world: World, failure: OperatorFailure,
               previous: LearnedOperator | None = None) -> RecoveryOutcome:
@@ -153,13 +166,14 @@ class Recovery:
         replace) the learned operator in the knowledge base. `world` is only read."""
         if failure.snapshot is None:
             raise ValueError("the failure has no snapshot to restart from")
+        self.goal = dict(world.spec.goal)
         s = self.config
         start = time.perf_counter()
         # fine-tune when the policy can read this world's observations; a novelty that
         # added types since it was learned means learning it again (under the same name)
         tuning = previous is not None and previous.checkpoint is not None and (
             previous.fits(recovery_observation_space(world, s.env)))
-        kwargs: dict[str, Any] = {"known_actions": self.known_actions}
+        kwargs: dict[str, Any] = {}
         extra: list[OperatorFailure] = []
         sampling_steps = 0
         if not tuning and s.extra_maps > 0:
@@ -167,13 +181,28 @@ class Recovery:
                 world.spec, self.kb, failure, self._map_seeds(s.train.seed, failure, s.extra_maps),
                 planner=self.planner, skills=self.skills)
             extra, sampling_steps = sampled.failures, sampled.env_steps
+        # no training from dead ends: only starts from which the goal is still reachable
+        extra = [f for f in extra
+                 if goal_reachable(world.spec, f.snapshot, self.planner) is not False]
+        if goal_reachable(world.spec, failure.snapshot, self.planner) is False:
+            if not extra:
+                return RecoveryOutcome(str(failure), None, sampling_steps, 0,
+                                       time.perf_counter() - start, False, False, False,
+                                       error="dead end: the goal cannot be reached from the "
+                                             "failure state, nor from the same failure on "
+                                             "other maps; nothing to learn from")
+            failure, extra = extra[0], extra[1:]
         if tuning and previous is not None:  # same network: same actions, and its old starts
             kwargs["action_names"] = previous.action_names
             extra = [*extra, *previous.starts]
+            ppo = replace(s.ppo, lr=s.finetune_lr)
+        else:
+            kwargs["action_names"] = names = recovery_actions(world)
+            ppo = replace(s.ppo, action_prior=self._prior(world, failure, names))
         kwargs["starts"] = extra
+        kwargs["goal"] = dict(world.spec.goal)  # the task as the world states it now
         factory = recovery_env_factory(world.spec, failure.snapshot, failure, self.kb, s.env,
                                        **kwargs)
-        ppo = replace(s.ppo, lr=s.finetune_lr) if tuning else s.ppo
         init = previous.checkpoint if tuning and previous is not None else None
         result = train(factory, s.train, ppo, s.icm, init=init, on_epoch=self.on_epoch)
         checker = factory()
@@ -197,6 +226,16 @@ class Recovery:
         return self._outcome(failure, learned, result, checker.env_steps + sampling_steps,
                              start, tuning, uses, "", 0 if tuning else len(extra))
 
+    def _prior(self, world: World, failure: OperatorFailure, names: tuple[str, ...]
+               ) -> tuple[float, ...]:
+        """The policy's action prior: `focus_bias` on the focus actions, 0 elsewhere."""
+        if self.config.focus_bias == 0:
+            return ()
+        known = self.known_actions if self.known_actions is not None else names
+        focus = focus_actions(world, failure.operator, known,
+                              {o.name for o in self.kb.base.objects})
+        return tuple(self.config.focus_bias if n in focus else 0.0 for n in names)
+
     def _splice(self, failure: OperatorFailure, learned: LearnedOperator,
                 replacing: bool) -> None:
         self.kb.add(learned.schema, origin="learned", meta=learned.meta(),
@@ -210,7 +249,7 @@ class Recovery:
 
     def plan_uses(self, learned: LearnedOperator, failure: OperatorFailure) -> bool:
         """Does a fresh plan from the failure state use the learned operator?"""
-        result = self.planner.plan(self.kb.derivation(failure.before))
+        result = self.planner.plan(self.kb.derivation(failure.before), goal=self.goal)
         return result.ok and learned.name in {step.operator for step in result.steps}
 
     @staticmethod

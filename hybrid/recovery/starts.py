@@ -7,6 +7,9 @@ the planning agent (same knowledge, learning off) runs on a few fresh maps of th
 until the same operator fails, and each such failure becomes another start of the recovery
 env. RAPid-Learn replayed the plan to the failure on every learning episode; here it is
 replayed once per extra map, and every one of those env steps is counted as adaptation.
+
+A start from which the goal cannot be reached at all (a dead end: the tree the task needed
+was burnt) teaches nothing but failure, so `goal_reachable` keeps such starts out.
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ from typing import Any
 
 from nesyworld.hybrid.agents.planning_agent import PlanningAgent, PlanningConfig
 from nesyworld.hybrid.execution.monitor import OperatorFailure
+from nesyworld.symbolic.derivation.derive import DerivationError, derive
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import Planner
+from nesyworld.world import World
 from nesyworld.world.envs.gym_env import NesyGridEnv
 from nesyworld.world.spec.model import WorldSpec
 
@@ -61,3 +66,18 @@ def sample_failure_starts(spec: WorldSpec, kb: KnowledgeBase, failure: OperatorF
         if first is not None and first.operator.name == name and first.snapshot is not None:
             found.append(first)
     return SampledStarts(found, steps, tried)
+
+
+def goal_reachable(spec: WorldSpec, snapshot: Any, planner: Planner) -> bool | None:
+    """Can the goal still be reached from this state, by the world's own declared semantics
+    (its registries' derived model, which the agent's knowledge base may no longer match)?
+    None when that cannot be told (no snapshot, a planner timeout, a model the derivation
+    cannot express): then the start is kept, never dropped on a guess."""
+    if snapshot is None:
+        return None
+    try:
+        world = World(spec)
+        world.restore(snapshot)
+        return planner.plannable(derive(world))
+    except (DerivationError, ValueError):
+        return None

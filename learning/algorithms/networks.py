@@ -64,12 +64,20 @@ class MaskedActor(AbstractDiscreteActor):
     probability exactly 0 both when collecting and when PPO recomputes log-probs in the update.
     """
 
-    def __init__(self, obs_dim: int, n_actions: int, hidden_sizes: Sequence[int]) -> None:
+    def __init__(self, obs_dim: int, n_actions: int, hidden_sizes: Sequence[int],
+                 prior: Sequence[float] = ()) -> None:
         super().__init__(n_actions)
         self.obs_dim = obs_dim
         self.n_actions = n_actions
         self.net = MLP(input_dim=obs_dim, output_dim=n_actions, hidden_sizes=hidden_sizes)
         _orthogonal_init(self.net, last_gain=0.01)
+        if len(prior):
+            if len(prior) != n_actions:
+                raise ValueError(f"action_prior has {len(prior)} entries for {n_actions} "
+                                 "actions")
+            last = [m for m in self.net.modules() if isinstance(m, nn.Linear)][-1]
+            with torch.no_grad():
+                last.bias.copy_(torch.as_tensor(list(prior), dtype=last.bias.dtype))
 
     def get_preprocess_net(self) -> ModuleWithVectorOutput:
         return self.net

@@ -63,7 +63,7 @@ def build_ppo(
     probable legal action; inside one (collection for training) it always samples.
     """
     n_actions = int(action_space.n)
-    actor = MaskedActor(obs_dim, n_actions, config.hidden_sizes)
+    actor = MaskedActor(obs_dim, n_actions, config.hidden_sizes, config.action_prior)
     critic = ValueCritic(obs_dim, config.hidden_sizes)
     policy = DiscreteActorPolicy(
         actor=actor,

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from nesyworld.symbolic.derivation.map_facts import map_facts
 from nesyworld.world import World
 from nesyworld.world.actions.schema import (
     AIR,
@@ -48,18 +49,23 @@ class SymbolicState:
         return self.names.index(name)
 
     def count(self, fluent: str, name: str) -> int:
+        """The count of a type; 0 for a type this state does not have (a novelty removed
+        it), which is what the world would show."""
         values = self.world if fluent == WORLD else self.inventory
-        return values[self.names.index(name)]
+        try:
+            return values[self.names.index(name)]
+        except ValueError:
+            return 0
 
     def holds(self, fact: Fact) -> bool:
-        """A ground fact (no variables) is true here."""
+        """A ground fact (no variables) is true here (false of a type it does not have)."""
         (arg,) = fact.args
         if fact.predicate == FACING:
-            value = self.names[self.facing] == arg
+            value = 0 <= self.facing < len(self.names) and self.names[self.facing] == arg
         elif fact.predicate == HOLDING:
-            value = self.names[self.holding] == arg
+            value = 0 <= self.holding < len(self.names) and self.names[self.holding] == arg
         else:
-            value = (fact.predicate, self.names.index(arg)) in self.props
+            value = arg in self.names and (fact.predicate, self.names.index(arg)) in self.props
         return value != fact.negated
 
     def satisfies(self, conditions: Any, binding: dict[str, str] | None = None) -> bool:
@@ -126,7 +132,8 @@ class SymbolicState:
         props = set(self.props)
         for positive in (False, True):
             for eff in effects:
-                if isinstance(eff, SetFact) and eff.value is positive:
+                if isinstance(eff, SetFact) and eff.value is positive and (
+                        not eff.when or self.satisfies(eff.when, b)):  # judged before
                     t = self.names.index(b.get(eff.args[0], eff.args[0]))
                     if eff.predicate == FACING:
                         facing = t if positive else (facing if facing != t else -1)
@@ -164,6 +171,9 @@ def abstract(world: World, agent: int | None = None) -> SymbolicState:
     far = _lookaheads(world)
     if far:
         props = props | _facing_far(world, a, far)
+    found = map_facts(world, a)
+    if found:
+        props = props | found
     return SymbolicState(
         names,
         world.front_type(a),

@@ -2,8 +2,10 @@
 
 The type hierarchy comes from the entity registry and the operators from each action class's
 declared semantics (`Action.operators()`), so a new entity, recipe, trade or action in a spec
-shows up here with no code change. The result is a `Derivation`: plain data that the two
-problem builders (numeric and classical), the PDDL writer and the knowledge base share.
+shows up here with no code change. What those effects mean for closed doors and pending
+spawns is added to every operator alike (`map_effects.py`). The result is a `Derivation`:
+plain data that the two problem builders (numeric and classical), the PDDL writer and the
+knowledge base share.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
+from nesyworld.symbolic.derivation.map_effects import with_map_effects
 from nesyworld.world import World, WorldSpec, load_spec
 from nesyworld.world.actions.movement import ROOT_TYPE
 from nesyworld.world.actions.schema import (
@@ -118,7 +121,8 @@ def derive(
     )
     spec = world.spec
     types, objects = _hierarchy(spec)
-    operators = [op for action in world.actions.values() for op in action.operators()]
+    operators = with_map_effects(
+        spec, [op for action in world.actions.values() for op in action.operators()])
     return Derivation(
         name=spec.name,
         types=types,
@@ -168,7 +172,8 @@ def _properties(spec: WorldSpec, operators: list[OperatorSchema]) -> list[str]:
     """Boolean entity properties that operators mention become predicates."""
     names: list[str] = []
     for op in operators:
-        for item in (*op.preconditions, *op.effects):
+        whens = [c for e in op.effects for c in getattr(e, "when", ())]
+        for item in (*op.preconditions, *op.effects, *whens):
             pred = getattr(item, "predicate", None)
             if (
                 isinstance(item, Fact | SetFact)

@@ -21,14 +21,22 @@ import numpy as np
 
 from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
 from nesyworld.symbolic.derivation.derive import derive
+from nesyworld.symbolic.derivation.domain_check_map import (
+    act_own_round,
+    door_bounds,
+    read_off_map,
+)
 from nesyworld.world import World, WorldSpec, load_spec
+from nesyworld.world.actions.movement import passable_regions
 from nesyworld.world.actions.schema import (
     AIR,
+    BEHIND_DOOR,
     FACING,
     HOLDING,
     INVENTORY,
     NO_EFFECT_NOTE,
     REFUSAL_NOTE,
+    SPAWNING,
     WORLD,
     CountAtLeast,
     Distinct,
@@ -229,7 +237,11 @@ def check_operator(
     action = _PLACEHOLDER.sub(lambda m: binding.get(m.group(1), m.group(0)), op.action)
     before = world.describe()
     try:
-        outcome = world.act(world.main, action)
+        outcome = act_own_round(world, action, op)
+        for _ in range(op.repeat - 1):  # as the executor: up to `repeat` times, until it shows
+            if not outcome.ok or abstract(world) != z0:
+                break
+            outcome = act_own_round(world, action, op)
     except KeyError:
         outcome = None
     where = (sample, world_seed, binding, action, before)
@@ -244,6 +256,7 @@ def check_operator(
     mentioned = {getattr(x, "predicate", None) for x in (*op.preconditions, *op.effects)}
     expected, observed = _without_lookahead(expected, mentioned), _without_lookahead(
         observed, mentioned)
+    expected, observed = door_bounds(expected, observed)
     if expected == observed:
         return None
     if NO_EFFECT_NOTE in op.notes and observed == _without_lookahead(z0, mentioned):
@@ -312,6 +325,11 @@ def _establish(
                 if _place(world, tid, rng) is None:
                     problems.append(f"no free cell to place {c.arg}")
                     break
+    for c in pre:  # `not behind_door(t)`: a t the agent can walk to
+        if (isinstance(c, Fact) and c.predicate == BEHIND_DOOR and c.negated
+                and abstract(world).holds(Fact(BEHIND_DOOR, c.args))
+                and _place(world, types.id(c.args[0]), rng, reachable=True) is None):
+            problems.append(f"no free cell in reach to place {c.args[0]}")
     for c in pre:
         is_facing = isinstance(c, Fact) and c.predicate == FACING and not _is_var(c.args[0])
         if is_facing and not _face(world, types.id(c.args[0]), rng):  # type: ignore[union-attr]
@@ -322,8 +340,9 @@ def _establish(
                                 rng):
             problems.append(f"cannot stand {c.predicate} from {c.args[0]}")  # type: ignore[union-attr]
     for c in pre:
-        if isinstance(c, Fact) and c.predicate not in (FACING, HOLDING) and not (
-                _LOOKAHEAD.match(c.predicate)):
+        if isinstance(c, Fact) and c.predicate == SPAWNING and not c.negated:
+            _pend(world, types.id(c.args[0]), max(op.repeat, 1))
+        elif isinstance(c, Fact) and not read_off_map(c.predicate, _LOOKAHEAD):
             _set_property(world, c, rng)
     for c in pre:
         if isinstance(c, Fact) and c.predicate == HOLDING and not _is_var(c.args[0]):
@@ -352,6 +371,13 @@ def _establish(
             else:
                 problems.append(f"cannot make {c.left} differ from {c.right}")
     return binding, problems
+
+
+def _pend(world: World, tid: int, steps: int) -> None:
+    """A spawn of `tid` due in `steps` steps on the cell in front (what a break leaves)."""
+    front = world.front(world.main)
+    if front is not None:
+        world.schedule(steps, front, tid, expect=int(world.state.grid[front]))
 
 
 def _is_var(arg: str) -> bool:
@@ -404,11 +430,18 @@ def _neighbours(cell: tuple[int, int], shape: tuple[int, ...]) -> list[tuple[int
     return out
 
 
-def _place(world: World, tid: int, rng: np.random.Generator) -> tuple[int, int] | None:
-    """Put a `tid` on a free cell that keeps a walkable neighbour, so it can be faced."""
+def _place(world: World, tid: int, rng: np.random.Generator, reachable: bool = False
+           ) -> tuple[int, int] | None:
+    """Put a `tid` on a free cell that keeps a walkable neighbour, so it can be faced (with
+    `reachable`, a neighbour in the agent's walkable region)."""
     st = world.state
     me = (int(st.pos[world.main, 0]), int(st.pos[world.main, 1]))
     walk = _walkable(world)
+    if reachable:
+        w = st.grid.shape[1]
+        region = passable_regions(world).of(me[0] * w + me[1]).cells
+        walk = walk & np.array([[bool(region >> (r * w + c) & 1) for c in range(w)]
+                                for r in range(st.grid.shape[0])])
     cells = [tuple(int(v) for v in c) for c in free_cells(st.grid, world.spec, None)]
     cells = [
         c

@@ -38,6 +38,10 @@ def item_to_dict(item: Condition | Effect) -> dict[str, Any]:
     data = dict(item.__dict__)
     if "args" in data:
         data["args"] = list(data["args"])
+    if "when" in data:  # only conditional effects carry it, so older files read the same
+        data.pop("when")
+        if item.when:  # type: ignore[union-attr]
+            data["when"] = [item_to_dict(c) for c in item.when]  # type: ignore[union-attr]
     return {"kind": kind, **data}
 
 
@@ -46,11 +50,13 @@ def item_from_dict(data: dict[str, Any]) -> Condition | Effect:
     cls = _KINDS[data.pop("kind")]
     if "args" in data:
         data["args"] = tuple(data["args"])
+    if "when" in data:
+        data["when"] = tuple(item_from_dict(c) for c in data["when"])
     return cls(**data)
 
 
 def schema_to_dict(op: OperatorSchema) -> dict[str, Any]:
-    return {
+    out = {
         "name": op.name,
         "params": [[p.name, p.type] for p in op.params],
         "preconditions": [item_to_dict(c) for c in op.preconditions],
@@ -61,6 +67,9 @@ def schema_to_dict(op: OperatorSchema) -> dict[str, Any]:
         "macro": op.macro,
         "notes": list(op.notes),
     }
+    if op.repeat != 1:  # only then, so files of operators without repeats are unchanged
+        out["repeat"] = op.repeat
+    return out
 
 
 def schema_from_dict(data: dict[str, Any]) -> OperatorSchema:
@@ -74,6 +83,7 @@ def schema_from_dict(data: dict[str, Any]) -> OperatorSchema:
         cost=float(data.get("cost", 1.0)),
         macro=bool(data.get("macro", False)),
         notes=tuple(data.get("notes", ())),
+        repeat=int(data.get("repeat", 1)),
     )
 
 
@@ -125,10 +135,15 @@ def schema_from_action(
     pre: list[Condition] = [c for p in action.preconditions for c in _condition(p)]
     eff: list[Effect] = []
     for e in action.effects:
+        when: tuple[Fact, ...] = ()
         if e.is_conditional():
-            raise UnsupportedConstruct(
-                f"{action.name}: conditional effects are not part of the operator schema"
-            )
+            conds = _condition(e.condition)
+            if not all(isinstance(c, Fact) for c in conds) or not e.value.is_bool_constant():
+                raise UnsupportedConstruct(
+                    f"{action.name}: a conditional effect of the operator schema sets a fact "
+                    f"when facts hold; found {e}"
+                )
+            when = tuple(conds)  # type: ignore[arg-type]
         f = e.fluent
         if e.is_increase() or e.is_decrease():
             delta = _int(e.value) * (1 if e.is_increase() else -1)
@@ -136,7 +151,8 @@ def schema_from_action(
         elif e.value.is_bool_constant():
             eff.append(
                 SetFact(
-                    f.fluent().name, tuple(_name(a) for a in f.args), e.value.bool_constant_value()
+                    f.fluent().name, tuple(_name(a) for a in f.args), e.value.bool_constant_value(),
+                    when,
                 )
             )
         else:

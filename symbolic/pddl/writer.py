@@ -205,7 +205,9 @@ def write_problem(problem: Problem, header: Iterable[str] = ()) -> str:
 
 
 def derivation_provenance(d: Derivation) -> dict[str, str]:
-    prov = {op.name: op.provenance for op in d.operators}
+    prov = {op.name: op.provenance + (f"; repeat {op.repeat}: its action runs {op.repeat} "
+                                      f"times, cost {op.cost:g} in all" if op.repeat != 1 else "")
+            for op in d.operators}
     for t in d.types:
         extra = f"; also a {', '.join(t.other_parents)}" if t.other_parents else ""
         prov["type:" + t.name] = t.provenance + extra

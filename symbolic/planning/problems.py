@@ -100,7 +100,8 @@ def _names(op: OperatorSchema) -> set[str]:
 
 
 def _predicates(op: OperatorSchema) -> set[str]:
-    return {item.predicate for item in (*op.preconditions, *op.effects)
+    whens = [c for e in op.effects if isinstance(e, SetFact) for c in e.when]
+    return {item.predicate for item in (*op.preconditions, *op.effects, *whens)
             if isinstance(item, (Fact, SetFact))}
 
 
@@ -136,12 +137,20 @@ def _fact_conditions(
         action.add_precondition(conditions[0])
     elif conditions:
         action.add_precondition(up.And(conditions))
-    for e in op.effects:
-        if isinstance(e, SetFact) and not e.value:
-            action.add_effect(v.facts[e.predicate](*(_arg(action, v, a) for a in e.args)), False)
-    for e in op.effects:
-        if isinstance(e, SetFact) and e.value:
-            action.add_effect(v.facts[e.predicate](*(_arg(action, v, a) for a in e.args)), True)
+    for positive in (False, True):
+        for e in op.effects:
+            if isinstance(e, SetFact) and e.value is positive:
+                atom = v.facts[e.predicate](*(_arg(action, v, a) for a in e.args))
+                if e.when:  # a conditional effect (what opening a door reaches)
+                    action.add_effect(atom, positive, condition=up.And(
+                        [_fact(action, v, c) for c in e.when]))
+                else:
+                    action.add_effect(atom, positive)
+
+
+def _fact(action: InstantaneousAction, v: _Vocabulary, c: Fact) -> up.FNode:
+    atom = v.facts[c.predicate](*(_arg(action, v, a) for a in c.args))
+    return up.Not(atom) if c.negated else atom
 
 
 def numeric_problem(d: Derivation, name: str | None = None) -> Problem:

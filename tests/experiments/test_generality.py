@@ -28,6 +28,9 @@ def test_a_breaking_novelty_is_detected_at_its_first_failure(suite) -> None:
     assert axe["detected_kind"] == "failure" and "break_oak_log" in axe["detected_at"]
     assert not chest["breaks_plan"] and chest["plan_succeeds"] and chest["detected_at"] is None
     assert chest["how"] == "plan copes" and chest["recovered"]
+    # the default agent repairs the Axe from the refusal, within the tiny budget
+    assert axe["how"] == "repaired" and axe["recovered"]
+    assert "break_oak_log" in axe["repaired_operators"]
 
 
 def test_records_are_consistent(suite) -> None:
@@ -35,7 +38,8 @@ def test_records_are_consistent(suite) -> None:
     for r in records:
         assert r["recovered"] == (r["s_post"] >= TINY.recovered_at)
         assert (r["t_adapt"] is None) == (not r["adapted"])
-        assert r["how"] in ("learned", "plan copes", "replanned", "not recovered")
+        assert r["how"] in ("repaired", "learned", "repaired and learned", "plan copes",
+                            "replanned", "not recovered")
     counts = tally(records)
     assert counts["cases"] == 2 and counts["breaking_cases"] == 1
     assert counts["recovered"] == sum(r["recovered"] for r in records)

@@ -110,7 +110,7 @@ GOOD = ("domain: pogostick\nagents: [planning]\nnovelties: [axe]\nseeds: 2\n"
     (GOOD + "budget: 10\n", "6:1",
      "unknown key 'budget' (at 'budget'); expected one of agents, backend"),
     (GOOD.replace("[planning]", "[planning, ppo]"), "2:20",
-     "unknown agent 'ppo' (at 'agents.1'); expected one of planning, rapidlearn, "),
+     "unknown agent 'ppo' (at 'agents.1'); expected one of planning, repair+rapidlearn+, "),
     (GOOD.replace("seeds: 2", "seeds: two"), "4:8", "expected a seed count"),
     (GOOD.replace("seeds: 2", "seeds: [1, 1]"), "4:12", "seed 1 listed twice"),
     (GOOD.replace("{eta: 2}", "{eta: 2, epochs: 3}"), "5:20",

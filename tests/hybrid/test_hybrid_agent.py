@@ -1,4 +1,5 @@
-"""The hybrid agent end to end on the Axe novelty, with a tiny training budget: a failure
+"""The hybrid agent's learning path end to end on the Axe novelty, with model repair off (it
+repairs Axe without learning: tests/hybrid/test_repair.py) and a tiny training budget: a failure
 triggers recovery, the learned operator is in the knowledge base and its PDDL, a fresh plan
 uses it, the saved knowledge base loads and runs, and a failing learned operator is
 fine-tuned rather than relearned. One training run is shared by the whole module."""
@@ -11,7 +12,13 @@ from pathlib import Path
 
 import numpy as np
 
-from nesyworld.hybrid import HybridAgent, LearnedOperator, RecoveryConfig, run_episode
+from nesyworld.hybrid import (
+    HybridAgent,
+    LearnedOperator,
+    RecoveryConfig,
+    RepairConfig,
+    run_episode,
+)
 from nesyworld.hybrid.agents.hybrid_agent import operator_pddl
 from nesyworld.hybrid.execution.episode import EpisodeResult
 from nesyworld.hybrid.recovery.recover import Recovery
@@ -23,6 +30,7 @@ from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 TINY = TrainConfig(step_budget=4_000, epoch_length=250, collect_chunk=250, eval_episodes=2,
                    vector_env="dummy", progress=False, seed=0)
 CONFIG = RecoveryConfig.rapidlearn_plus(train=TINY, rollouts=4, extra_maps=2)
+NO_REPAIR = RepairConfig(enabled=False)
 
 
 @dataclass
@@ -35,6 +43,7 @@ class Adapted:
 
 def make_agent(novelty: str, **kwargs: object) -> tuple[HybridAgent, NoveltyInjector]:
     env = NoveltyInjector(NesyGridEnv("pogostick"), [novelty])
+    kwargs.setdefault("repair", NO_REPAIR)
     agent = HybridAgent(env, KnowledgeBase.from_world("pogostick"), None, CONFIG,
                         novelty=novelty, **kwargs)  # type: ignore[arg-type]
     return agent, env

@@ -24,7 +24,7 @@ from unified_planning.io import PDDLReader
 from unified_planning.model import Problem
 
 from nesyworld.symbolic.derivation.derive import Derivation, derive
-from nesyworld.symbolic.pddl.writer import write_pddl
+from nesyworld.symbolic.pddl.writer import derivation_provenance, write_pddl
 from nesyworld.symbolic.planning.planners import PLANNERS, Planner
 
 SPEC = "pogostick"
@@ -74,7 +74,7 @@ def test_two_derivations_of_a_spec_give_the_same_text(
 _DIGEST = (
     "import hashlib\n"
     "from nesyworld.symbolic.derivation.derive import derive\n"
-    "from nesyworld.symbolic.pddl.writer import write_pddl\n"
+    "from nesyworld.symbolic.pddl.writer import derivation_provenance, write_pddl\n"
     f"d = derive({SPEC!r}, seed=0)\n"
     "print(hashlib.sha256(repr([write_pddl(d, c) for c in (False, True)]).encode()).hexdigest())"
 )
@@ -115,7 +115,7 @@ def test_a_provenance_comment_precedes_each_action(
     derivation: Derivation, texts: dict[str, tuple[str, str]], form: str
 ) -> None:
     lines = texts[form][0].splitlines()
-    provenance = {op.name: op.provenance for op in derivation.operators}
+    provenance = derivation_provenance(derivation)  # an operator's, plus its repeats
     for i, line in enumerate(lines):
         if m := ACTION.match(line):
             assert provenance[m.group(1)], m.group(1)

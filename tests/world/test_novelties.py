@@ -16,7 +16,9 @@ from nesyworld.world import World
 from nesyworld.world.errors import SpecError
 from nesyworld.world.novelty.transforms import CATEGORIES, LEVELS, apply_novelties, load_novelty
 
-NOVELTIES = sorted(shipped_novelties())
+# the pogostick task's novelties (domains/polycraft/novelties/); other domains ship their own
+NOVELTIES = sorted(n for n, p in shipped_novelties().items()
+                   if p.parent.parent.name == "polycraft")
 PLAN = scripted_solution("pogostick") or []
 TABLE_3 = {"axe", "busy", "chest", "distance", "fence", "fire", "moving",
            "multi_interact_unbreakable", "multi_interact_no_trees", "multi_room",

@@ -290,6 +290,20 @@ def test_a_goal_behind_what_a_rule_turns_its_cell_into_is_obtainable() -> None:
     assert dict(load_spec(text).goal) == {"gem": 1}
 
 
+def test_a_goal_from_a_door_or_an_event_spawn_is_obtainable() -> None:
+    """A type only the layout's doors put on the map, or only an event spawns, counts."""
+    door = variant("  stone:\n    breakable: true\n",
+                   "  stone:\n    breakable: true\n  vault:\n    breakable: true\n"
+                   "    drops: {gem: 1}\n", GEM_ONLY_BEHIND)
+    assert "can never be obtained" in str(error_of(door))
+    door = variant("    bedrock: {at: [[2, 3]]}\n",
+                   "    bedrock: {at: [[2, 3]]}\n  walls:\n    - {from: [1, 5], to: [4, 5]}\n"
+                   "  doors:\n    - {at: [2, 5], type: vault}\n", door)
+    assert dict(load_spec(door).goal) == {"gem": 1}
+    event = GEM_ONLY_BEHIND + "events:\n  - {at: 3, spawn: {type: ore, near: agent}}\n"
+    assert dict(load_spec(event).goal) == {"gem": 1}
+
+
 # Errors about a mapping key (a type name used as the key of a count mapping, or a whole
 # entry such as an agent) are located at the key's value instead of at the key; in block
 # style that is the next line, not the line with the offending name.

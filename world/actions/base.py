@@ -87,12 +87,16 @@ class Action:
     # so `World.action_mask` reuses its last answer while the agent's context is unchanged.
     # It counts where declared by the class that defines that mask, or below it.
     MASK_FROM_CONTEXT: ClassVar[bool] = False
+    # what the targets of a spec's `costs:` name (spec/costs_section.py): "types" (the faced
+    # entity type), "recipes", "trades"; "" when the class takes no `costs:`
+    COST_TARGETS: ClassVar[str] = ""
     registered_name: ClassVar[str]
 
     def __init__(self, spec: ActionSpec, world_spec: WorldSpec, types: TypeCatalog) -> None:
         self.spec = spec
         self.name = spec.name
         self.cost = spec.cost
+        self.costs = spec.costs
         self.world_spec = world_spec
         self.types = types
 
@@ -143,6 +147,25 @@ class Action:
         once). None (the default) means the class does not do this; `World.action_mask` then
         asks each instance's `mask`. The same ownership rule as for `mask` applies."""
         return None
+
+    # costs -----------------------------------------------------------------
+    def cost_target(self, world: World, agent: int, arg: Any) -> str | None:
+        """What a `costs: {target: ...}` entry names for this action now: by default the
+        type in front (COST_TARGETS "types")."""
+        return self.types.names[world.front_type(agent)]
+
+    def price(self, world: World, agent: int, arg: Any) -> float:
+        """The step cost of running the action now (before it changes anything): `cost`, or
+        what `costs:` says for its target and the agent's selected item."""
+        if self.costs is None:
+            return self.cost
+        held = self.types.names[world.state.selected.item(agent)]
+        return self.costs.of(self.cost, self.cost_target(world, agent, arg), held)
+
+    def operator_cost(self, target: str | None, holding: str | None = None) -> float:
+        """The cost a derived operator declares: the price on `target` while holding
+        `holding` (an operator that requires no held item gets no holding factor)."""
+        return self.cost if self.costs is None else self.costs.of(self.cost, target, holding)
 
     # meaning ---------------------------------------------------------------
     def operators(self) -> list[OperatorSchema]:

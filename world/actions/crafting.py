@@ -29,6 +29,10 @@ class _Exchange(Action):
 
     GROUNDED = True
 
+    def cost_target(self, world: World, agent: int, arg: Any) -> str | None:
+        """A `costs:` target of craft or trade is the recipe or trade run."""
+        return self._entries[arg].name
+
     def entries(self) -> Sequence[RecipeSpec | TradeSpec]:
         raise NotImplementedError
 
@@ -171,7 +175,7 @@ class _Exchange(Action):
                 effects=tuple(count_changes(INVENTORY, net(e.inputs, e.outputs))),
                 action=f"{self.name}_{e.name}",
                 provenance=f"{self.kind} '{e.name}' via action '{self.name}'",
-                cost=self.cost,
+                cost=self.operator_cost(e.name),
             ))
         return ops
 
@@ -183,6 +187,7 @@ class Craft(_Exchange):
     """Craft a recipe; recipes with a station need it in front."""
 
     kind = "recipe"
+    COST_TARGETS = "recipes"
 
     def entries(self) -> Sequence[RecipeSpec]:
         return list(self.world_spec.recipes.values())
@@ -199,6 +204,7 @@ class Trade(_Exchange):
     PARAMS: ClassVar[dict[str, Any]] = {"distance": (1, 2, 3)}
 
     kind = "trade"
+    COST_TARGETS = "trades"
 
     def entries(self) -> Sequence[TradeSpec]:
         return list(self.world_spec.trades.values())

@@ -12,6 +12,7 @@ from nesyworld.world.actions.schema import (
     FACING,
     HOLDING,
     INVENTORY,
+    SPAWNING,
     WORLD,
     Condition,
     CountAtLeast,
@@ -22,7 +23,7 @@ from nesyworld.world.actions.schema import (
     SetFact,
 )
 from nesyworld.world.registry import ACTIONS
-from nesyworld.world.spec.model import InteractionRule
+from nesyworld.world.spec.model import EntityTypeSpec, InteractionRule
 
 if TYPE_CHECKING:
     from nesyworld.world.simulation.world import World
@@ -60,11 +61,31 @@ def replace_facing(old: str, new: str) -> list[Effect]:
             CountChange(WORLD, old, -1), CountChange(WORLD, new, 1)]
 
 
+def break_leaves(et: EntityTypeSpec) -> list[Effect]:
+    """What breaking `et` does to the cell in front, for planning.
+
+    The cell becomes `et.leaves` (facing it, world count +1). An `on_break` spawn puts its
+    type there `after` steps later, if the cell still holds the leaves: with `after: 1` that
+    is the end of the same step, so the break itself yields the spawn; otherwise the break
+    makes `spawning(<spawn>)` true and the wait operator (`Nop.operators`) brings the spawn
+    about by waiting in front of the cell. A regrowth "random" appears at a random free
+    cell, which no operator can promise, so it is left out of the model."""
+    spawn = et.on_break
+    if spawn is None or spawn.regrow == "random":
+        return replace_facing(et.name, et.leaves)
+    if spawn.after == 1:
+        return replace_facing(et.name, spawn.spawn)
+    return [*replace_facing(et.name, et.leaves), SetFact(SPAWNING, (spawn.spawn,), True)]
+
+
 @ACTIONS.register("break")
 class Break(Action):
-    """Break the block in front; its drops go straight to the inventory (auto-pickup)."""
+    """Break the block in front; its drops go straight to the inventory (auto-pickup). A
+    type with `hits: n` takes n breaks: the first n - 1 only add to its damage (by cell, in
+    `WorldState.damage`)."""
 
     MASK_FROM_CONTEXT = True
+    COST_TARGETS = "types"
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
@@ -109,6 +130,12 @@ class Break(Action):
         cell = world.front(agent)
         tid = int(world.state.grid[cell])  # type: ignore[index]
         et = world.spec.entity_types[world.types.names[tid]]
+        if et.hits > 1:
+            damage = world.state.damage
+            taken = damage.get(cell, 0) + 1  # type: ignore[arg-type]
+            if taken < et.hits:
+                damage[cell] = taken  # type: ignore[index]
+                return self.cost
         leaves = world.types.id(et.leaves)
         world.set_cell(cell, leaves)  # type: ignore[arg-type]
         world.state.inventory[agent] += self.drops[tid]
@@ -128,12 +155,12 @@ class Break(Action):
                 name=f"{self.name}_{name}{suffix}",
                 params=(),
                 preconditions=(Fact(FACING, (name,)), *tool_conditions(et.break_tool)),
-                effects=(*replace_facing(name, et.leaves),
-                         *count_changes(INVENTORY, dict(et.drops))),
+                effects=(*break_leaves(et), *count_changes(INVENTORY, dict(et.drops))),
                 action=self.name,
                 provenance=f"action '{self.name}' ({self.registered_name}) on entity type "
                            f"'{name}'",
-                cost=self.cost,
+                cost=self.operator_cost(name, et.break_tool) * et.hits,
+                repeat=et.hits,
             ))
         return ops
 
@@ -143,6 +170,7 @@ class _Interaction(Action):
 
     RULE: str = ""
     MASK_FROM_CONTEXT = True
+    COST_TARGETS = "types"
 
     def rule_of(self, world: World, tid: int) -> InteractionRule | None:
         return getattr(world.spec.entity_types[world.types.names[tid]], self.RULE)
@@ -234,7 +262,7 @@ class _Interaction(Action):
                 action=self.name,
                 provenance=f"action '{self.name}' ({self.registered_name}) with the "
                            f"'{self.RULE}' rule of entity type '{name}'",
-                cost=self.cost,
+                cost=self.operator_cost(name, rule.holding),
             ))
         return ops
 

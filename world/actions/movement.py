@@ -11,6 +11,7 @@ import numpy as np
 
 from nesyworld.world.actions.base import Action, MaskContext
 from nesyworld.world.actions.schema import (
+    BEHIND_DOOR,
     FACING,
     REFUSAL_NOTE,
     WORLD,
@@ -25,10 +26,22 @@ from nesyworld.world.simulation.state import DIRECTIONS
 
 if TYPE_CHECKING:
     from nesyworld.world.simulation.world import World
+    from nesyworld.world.spec.model import WorldSpec
 
 ROOT_TYPE = "physobj"
 RELATIVE = {"forward": 0, "right": 1, "backward": 2, "left": 3}
 _STEPS: tuple[tuple[int, int], ...] = tuple((int(r), int(c)) for r, c in DIRECTIONS)
+
+
+def closed_door_types(spec: WorldSpec) -> tuple[str, ...]:
+    """The types of the map's declared doors (`map.doors`) that block movement: a locked
+    door, opened by whatever rule turns it into something walkable (a key used on it).
+    Only these are modelled as doors by the planning domain (see `Approach.operators`)."""
+    out: list[str] = []
+    for door in spec.map.doors:
+        if spec.entity_types[door.type].blocks_movement and door.type not in out:
+            out.append(door.type)
+    return tuple(out)
 
 
 @ACTIONS.register("move")
@@ -215,12 +228,22 @@ class Approach(Action):
         return out
 
     def operators(self) -> list[OperatorSchema]:
+        """`approach_<t>`: face a t. In a world with closed doors it also needs
+        `not behind_door(t)`: the abstraction says whether every t is locked away, and the
+        operators that open a door say what it lets the agent reach (symbolic/derivation/
+        regions.py), so a plan opens the door before it approaches what is behind it.
+        Obstacles that are not declared doors (a fence around a tree, an agent in a doorway)
+        stay outside the model: such an approach may still be refused."""
+        doors = bool(closed_door_types(self.world_spec))
         ops = []
         for target in self.targets():
+            pre: tuple[Any, ...] = (Fact(FACING, ("?from",)), CountAtLeast(WORLD, target, 1))
+            if doors:
+                pre += (Fact(BEHIND_DOOR, (target,), negated=True),)
             ops.append(OperatorSchema(
                 name=f"approach_{target}",
                 params=(Param("?from", ROOT_TYPE),),
-                preconditions=(Fact(FACING, ("?from",)), CountAtLeast(WORLD, target, 1)),
+                preconditions=pre,
                 effects=(SetFact(FACING, ("?from",), False), SetFact(FACING, (target,), True)),
                 action=f"{self.name}_{target}",
                 provenance=f"action '{self.name}' ({self.registered_name}) -> {target}",

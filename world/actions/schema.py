@@ -57,13 +57,18 @@ class CountAtLeast:
 
 @dataclass(frozen=True)
 class SetFact:
+    """A fact made true or false; with `when`, only if those facts hold before the operator
+    (a conditional effect: what opening a door makes reachable depends on the map)."""
+
     predicate: str
     args: tuple[str, ...]
     value: bool
+    when: tuple[Fact, ...] = ()
 
     def __str__(self) -> str:
         atom = f"{self.predicate}({', '.join(self.args)})"
-        return atom if self.value else f"not {atom}"
+        text = atom if self.value else f"not {atom}"
+        return f"when {' and '.join(map(str, self.when))}: {text}" if self.when else text
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,9 @@ class OperatorSchema:
 
     `action` may contain ``{?var}`` placeholders filled from the parameters, e.g.
     ``approach_{?to}``. `provenance` says which registry entry produced the operator.
+    `repeat` > 1: the executor (hybrid/execution/skills.py) and the domain check run the
+    action up to that many times, stopping early once the state shows a change (a block that
+    takes three hits, damaged before, breaks sooner).
     """
 
     name: str
@@ -97,6 +105,9 @@ class OperatorSchema:
     cost: float = 1.0
     macro: bool = False
     notes: tuple[str, ...] = field(default=())
+    # times the env action runs to bring the effects about (a block that takes several hits);
+    # `cost` is the cost of all of them
+    repeat: int = 1
 
     def describe(self) -> str:
         params = " ".join(f"{p.name} - {p.type}" for p in self.params)
@@ -117,3 +128,17 @@ HOLDING = "holding"
 WORLD = "world"
 INVENTORY = "inventory"
 AIR = "air"
+# Facts the abstraction computes from the map and the schedule rather than from entity
+# properties (symbolic/derivation/regions.py, abstraction.py):
+# - `spawning(t)`: the cell in front holds what a pending `on_break` spawn of t waits for;
+# - `behind_door(t)`: t is on the map but none of it can be walked to, and some of it could
+#   if the map's closed doors were open;
+# - `partly_behind_door(t)`: some t can be walked to only through a closed door;
+# - `through_<door type>(t)`: opening any door of that type next to the agent's region (the
+#   one an approach would reach) lets the agent walk to some t.
+SPAWNING = "spawning"
+BEHIND_DOOR = "behind_door"
+PARTLY_BEHIND_DOOR = "partly_behind_door"
+THROUGH_PREFIX = "through_"
+# an operator that waits for the clock (a spawn): the domain check advances it after each run
+WAITS_NOTE = "waits for the clock"

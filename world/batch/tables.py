@@ -1,9 +1,10 @@
 """A world's spec and registries compiled to the integer tables the batched kernels read.
 
 Only the built-in action classes and controllers have kernels. A world that uses any other
-class (a novelty's plugin, a third-party controller) or a non-boolean entity property is not
-compiled: `compile_world` raises `NotCompilable` naming it, and `BatchWorld` then steps N
-ordinary `World`s instead, with the same results, only slower.
+class (a novelty's plugin, a third-party controller), a non-boolean entity property, a
+multi-hit block (`hits:`), `events:` or per-target `costs:` is not compiled: `compile_world`
+raises `NotCompilable` naming it, and `BatchWorld` then steps N ordinary `World`s instead,
+with the same results, only slower.
 """
 
 from __future__ import annotations
@@ -49,6 +50,22 @@ class NotCompilable(ValueError):
     """The world uses something the batched kernels do not implement."""
 
 
+def _no_kernel_for(world: World) -> None:
+    """Spec features the kernels leave to the "worlds" engine: damage of multi-hit blocks,
+    events, and costs by target or held item (a compiled step charges one cost per action)."""
+    spec = world.spec
+    multi = [n for n in world.types.names if spec.entity_types[n].hits > 1]
+    if multi:
+        raise NotCompilable(f"'{multi[0]}' takes {spec.entity_types[multi[0]].hits} hits to "
+                            "break, and the kernels keep no damage")
+    if spec.events:
+        raise NotCompilable("the spec has events, which the kernels do not run")
+    costed = [a.name for a in spec.actions.values() if a.costs is not None]
+    if costed:
+        raise NotCompilable(f"action '{costed[0]}' has costs by target or held item, and the "
+                            "kernels charge one cost per action")
+
+
 @dataclass(frozen=True)
 class CoreTables:
     """What a step of any copy of the world reads (all arrays are read-only to the kernels)."""
@@ -90,6 +107,7 @@ def compile_world(world: World) -> CoreTables:
     if spec.lifelong is not None:
         raise NotCompilable("the spec is lifelong: its regrowth (waiting for a cell, or a "
                             "random free one), schedule rewards and endless run have no kernel")
+    _no_kernel_for(world)
     t = len(types)
     props = _properties(world)
     bit = {name: 1 << k for k, name in enumerate(props)}

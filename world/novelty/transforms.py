@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from nesyworld.world.errors import Location, SpecError
+from nesyworld.world.novelty.mid_episode import check_mid_episode
 from nesyworld.world.registry import Registry
 from nesyworld.world.spec.loader import build_spec, load_document, resolve_source
 from nesyworld.world.spec.model import WorldSpec
@@ -53,25 +54,35 @@ TransformFn = Callable[[Document, Mapping[str, Any]], Document]
 TRANSFORMS: Registry = Registry("transformation", "nesyworld.transforms")
 
 
-def register_transform(name: str) -> Callable[[TransformFn], TransformFn]:
-    """Register a document transformation usable as `transforms: [{kind: name, ...}]`."""
+def register_transform(name: str, *, mid_episode: bool = False
+                       ) -> Callable[[TransformFn], TransformFn]:
+    """Register a document transformation usable as `transforms: [{kind: name, ...}]`.
+    `mid_episode`: it changes only what a running world takes on (novelty/mid_episode.py), so
+    a novelty injected at a step may use it."""
 
     def decorator(fn: TransformFn) -> TransformFn:
-        holder = type(f"Transform_{name}", (), {"apply": staticmethod(fn)})
+        holder = type(f"Transform_{name}", (), {"apply": staticmethod(fn),
+                                                 "MID_EPISODE": mid_episode})
         TRANSFORMS.register(name)(holder)
         return fn
 
     return decorator
 
 
-@register_transform("scale_costs")
+@register_transform("scale_costs", mid_episode=True)
 def scale_costs(doc: Document, params: Mapping[str, Any]) -> Document:
-    """Multiply the step cost of some (default: all) actions: a cost-function change."""
+    """Multiply the step cost of some (default: all) actions, per-target costs included: a
+    cost-function change."""
     factor = float(params.get("factor", 1.0))
     names = params.get("actions")
     for name, action in (doc.get("actions") or {}).items():
         if names is None or name in names:
             action["cost"] = float(action.get("cost", 1.0)) * factor
+            costs = action.get("costs")
+            targets = costs.get("target") if isinstance(costs, dict) else None
+            for target, cost in (targets if isinstance(targets, dict) else {}).items():
+                if isinstance(cost, int | float):  # per-target costs scale alike
+                    targets[target] = float(cost) * factor
     return doc
 
 
@@ -165,6 +176,8 @@ def load_novelty(source: str | Path) -> Novelty:
                              f"'{t['kind']}'", found=t["kind"],
                              expected="one of " + ", ".join(TRANSFORMS.names()))
         transforms.append((t["kind"], {k: v for k, v in t.items() if k != "kind"}))
+    if inject.get("step") is not None:
+        check_mid_episode(changes, transforms, smap, TRANSFORMS)
     return Novelty(
         name=name,
         category=data["category"],

@@ -47,6 +47,10 @@ class WorldState:
     gave_up: bool = False
     static_version: int = 0  # bumped when a non-agent cell changes (path caches key on it)
     key: int = 0  # the episode's 32-bit key: NPC draws hash it with the step
+    # hits taken by things that need several to break (`hits:`), by cell; a new content of
+    # the cell (World.set_cell) starts undamaged
+    damage: dict[tuple[int, int], int] = field(default_factory=dict)
+    fired: tuple[int, ...] = ()  # indices of the spec's events that fired this episode
 
     def copy(self) -> WorldState:
         return WorldState(
@@ -62,11 +66,13 @@ class WorldState:
             gave_up=self.gave_up,
             static_version=self.static_version,
             key=self.key,
+            damage=dict(self.damage),
+            fired=self.fired,
         )
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able data (lists and ints), for saving to a file."""
-        return {
+        out: dict[str, Any] = {
             "grid": self.grid.tolist(),
             "pos": self.pos.tolist(),
             "facing": self.facing.tolist(),
@@ -82,6 +88,12 @@ class WorldState:
             "static_version": self.static_version,
             "key": self.key,
         }
+        # only when used, so files of worlds without multi-hit blocks or events are unchanged
+        if self.damage:
+            out["damage"] = [[list(k), v] for k, v in self.damage.items()]
+        if self.fired:
+            out["fired"] = list(self.fired)
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> WorldState:
@@ -100,6 +112,8 @@ class WorldState:
             gave_up=bool(d["gave_up"]),
             static_version=int(d["static_version"]),
             key=int(d.get("key", 0)),
+            damage={(int(k[0]), int(k[1])): int(v) for k, v in d.get("damage", [])},
+            fired=tuple(int(i) for i in d.get("fired", [])),
         )
 
     def equals(self, other: WorldState) -> bool:
@@ -116,4 +130,6 @@ class WorldState:
             and self.step == other.step
             and self.gave_up == other.gave_up
             and self.key == other.key
+            and self.damage == other.damage
+            and self.fired == other.fired
         )

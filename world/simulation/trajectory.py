@@ -29,6 +29,8 @@ def state_digest(state: WorldState) -> str:
     h.update(repr(sorted(state.props.items())).encode())
     h.update(repr([(s.due, s.cell, s.type_id, s.expect) for s in state.schedule]).encode())
     h.update(f"{state.step}:{state.gave_up}".encode())
+    if state.damage or state.fired:  # only when used, so recorded digests stay valid
+        h.update(repr((sorted(state.damage.items()), state.fired)).encode())
     return h.hexdigest()
 
 

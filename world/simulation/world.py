@@ -22,6 +22,7 @@ from nesyworld.world.kernels.layout import LayoutPlan
 from nesyworld.world.lifelong.regrowth import regrow
 from nesyworld.world.registry import ACTIONS, CONTROLLERS
 from nesyworld.world.simulation.catalog import TypeCatalog
+from nesyworld.world.simulation.events import run_events
 from nesyworld.world.simulation.layout import build_layout
 from nesyworld.world.simulation.state import DIRECTIONS, Scheduled, WorldState
 from nesyworld.world.spec.loader import load_spec
@@ -216,8 +217,16 @@ class World:
                 reason = a.check(self, agent, g.arg)
                 if reason is not None:
                     return reason, 0.0
-                return None, a.apply(self, agent, g.arg)
-            return None, a.execute(self, agent, g.arg)
+                if a.costs is None:
+                    return None, a.apply(self, agent, g.arg)
+                price = a.price(self, agent, g.arg)  # by target and held item, before the change
+                a.apply(self, agent, g.arg)
+                return None, price
+            if a.costs is None:
+                return None, a.execute(self, agent, g.arg)
+            price = a.price(self, agent, g.arg)
+            a.execute(self, agent, g.arg)
+            return None, price
         except ActionRefused as refusal:
             return refusal.reason, 0.0
 
@@ -255,6 +264,8 @@ class World:
                         regrow(self, s)
                     elif st.grid[s.cell] == s.expect:
                         self.set_cell(s.cell, s.type_id)
+        if self.spec.events:
+            run_events(self)
 
     def action_mask(self, agent: int | None = None) -> np.ndarray:
         """Which of the agent's actions would not be refused now (approach ignores other
@@ -370,6 +381,8 @@ class World:
         st = self.state
         st.grid[cell] = type_id
         st.props.pop(cell, None)
+        if st.damage:  # a new content starts undamaged
+            st.damage.pop(cell, None)
         if st.schedule:  # what was due for the old content of the cell no longer applies
             st.schedule = [s for s in st.schedule if s.cell != cell or s.regrow]
         defaults = self.spec.entity_types[self.types.names[type_id]].properties
@@ -404,7 +417,7 @@ class World:
         the things already on the map, and `map.surround` is applied to the map as it is.
         A type the new spec removes must not be on the map or in any inventory.
         """
-        old_names, st = self.types.names, self.state
+        old_names, st, old_events = self.types.names, self.state, self.spec.events
         # the random stream and the episode count continue
         kept = {"_seed": self._seed, "rng": self.rng, "episode": self.episode,
                 "_stream": self._stream, "_resets": self._resets}
@@ -438,7 +451,10 @@ class World:
             remap[st.selected], props,
             [type(s)(s.due, s.cell, int(remap[s.type_id]), int(remap[s.expect]), s.regrow)
              for s in st.schedule],
-            st.step, st.gave_up, st.static_version + 1, st.key,
+            st.step, st.gave_up, st.static_version + 1, st.key, dict(st.damage),
+            # an event that fired fired: the same event in the new spec does not fire again
+            tuple(j for j, e in enumerate(spec.events) if any(e == old_events[i]
+                                                              for i in st.fired)),
         )
         self.state = state
 

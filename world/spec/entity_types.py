@@ -17,7 +17,7 @@ from nesyworld.world.spec.reader import SpecReader
 from nesyworld.world.spec.yaml_source import KeyPath
 
 ENTITY_KEYS = {
-    "parents", "abstract", "class", "blocks_movement", "breakable", "break_tool", "drops",
+    "parents", "abstract", "class", "blocks_movement", "breakable", "break_tool", "hits", "drops",
     "leaves", "on_break", "placeable", "grows_into", "collect", "use", "properties",
     "disabled_when", "glyph", "color", "params",
     "scent",  # a vector the type gives off (spec/scent.py)
@@ -89,6 +89,10 @@ def parse_entity_types(rd: SpecReader, raw_types: dict[str, Any], registry: Any
             raise rd.fail((*path, "glyph"), "wrong type", found=glyph,
                           expected="a single character")
         tool = merged.get("break_tool")
+        hits = rd.integer(merged.get("hits", 1), (*path, "hits"), minimum=1)
+        if hits > 1 and not breakable:
+            raise rd.fail((*path, "hits"), f"'{name}' takes {hits} hits but cannot be broken",
+                          found=hits, expected="breakable: true beside hits, or hits: 1")
         out[name] = EntityTypeSpec(
             name=name,
             parents=tuple(parents),
@@ -99,6 +103,7 @@ def parse_entity_types(rd: SpecReader, raw_types: dict[str, Any], registry: Any
             breakable=breakable,
             break_tool=None if tool is None else rd.type_name(tool, (*path, "break_tool"),
                                                               raw_types),
+            hits=hits,
             drops=frozen_counts(drops),
             leaves=rd.type_name(merged.get("leaves", "air"), (*path, "leaves"), raw_types),
             on_break=None if merged.get("on_break") is None else

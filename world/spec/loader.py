@@ -16,7 +16,9 @@ import yaml
 
 from nesyworld.world.errors import SpecError
 from nesyworld.world.spec.agents_section import parse_agents
+from nesyworld.world.spec.costs_section import parse_action_costs
 from nesyworld.world.spec.entity_types import parse_entity_types
+from nesyworld.world.spec.events_section import parse_events
 from nesyworld.world.spec.map_section import blocked_cells, parse_map
 from nesyworld.world.spec.model import (
     ActionSpec,
@@ -54,6 +56,7 @@ TOP_KEYS = {
     "lifelong": "a world that never resets: regrowth and a reward schedule (spec/lifelong.py)",
     "observation": "how the world is perceived: {noise: 0..1} (spec/observation.py)",
     "multiagent": "learning agents' cooperative or competitive goal (spec/teams.py)",
+    "events": "things that happen mid-episode: spawn, remove, move, set (spec/events_section.py)",
 }
 
 
@@ -166,7 +169,7 @@ def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
                           found=cls_name,
                           expected="one of " + ", ".join(ACTIONS.names()))
         cls = ACTIONS.get(cls_name)
-        params = {k: v for k, v in raw.items() if k not in ("class", "cost")}
+        params = {k: v for k, v in raw.items() if k not in ("class", "cost", "costs")}
         for key, value in params.items():
             allowed = getattr(cls, "PARAMS", {})
             if key not in allowed:
@@ -241,6 +244,8 @@ def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
             frozen_counts(rd.counts(raw.get("outputs"), (*path, "outputs"), raw_types)),
         )
 
+    actions = parse_action_costs(rd, top["actions"], actions, ACTIONS, raw_types,
+                                 {"recipes": recipes, "trades": trades})
     world_map = parse_map(rd, top["map"], raw_types)
     agents, main_agent = parse_agents(rd, top["agents"], raw_types, world_map, action_sets,
                                       CONTROLLERS, blocked_cells(world_map, entity_types))
@@ -276,6 +281,8 @@ def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
         scent=_parse_scent(rd, top.get("scent"), raw_types),
         source=smap.file,
         lifelong=lifelong,
+        events=parse_events(rd, top.get("events"), raw_types, entity_types, world_map, agents,
+                            main_agent),
     )
     check_goal_reachable(rd, spec)
     return spec

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the optional sections' own modules import this one
     from nesyworld.world.simulation.procedural import GenerateSpec
+    from nesyworld.world.spec.events_section import EventSpec
     from nesyworld.world.spec.lifelong import LifelongSpec
     from nesyworld.world.spec.scent import ScentSpec
     from nesyworld.world.spec.teams import MultiAgentSpec
@@ -62,6 +63,7 @@ class EntityTypeSpec:
     blocks_movement: bool = True
     breakable: bool = False
     break_tool: str | None = None
+    hits: int = 1  # `break` actions it takes to break (the damage lives in WorldState.damage)
     drops: Counts = field(default_factory=frozen_counts)
     leaves: str = "air"
     on_break: ScheduledSpawn | None = None
@@ -77,6 +79,25 @@ class EntityTypeSpec:
 
 
 @dataclass(frozen=True)
+class ActionCosts:
+    """An action's `costs:`: the step cost by target and by held item.
+
+    A target's entry replaces the action's `cost` (the faced type for break, collect and use,
+    the recipe for craft, the trade for trade); a held item's entry multiplies the result. So
+    `cost: 1, costs: {target: {diamond_ore: 5}, holding: {iron_pickaxe: 0.5}}` charges 2.5 for
+    breaking diamond ore with the pickaxe selected, 5 without it and 1 for anything else.
+    """
+
+    target: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    holding: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+
+    def of(self, base: float, target: str | None, holding: str | None) -> float:
+        """The cost of one action on `target` while holding `holding` (None: no factor)."""
+        cost = self.target.get(target, base) if target is not None else base
+        return cost * (self.holding.get(holding, 1.0) if holding is not None else 1.0)
+
+
+@dataclass(frozen=True)
 class ActionSpec:
     """A named action: which registered class runs it, its step cost and class parameters."""
 
@@ -84,6 +105,7 @@ class ActionSpec:
     cls: str
     cost: float = 1.0
     params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    costs: ActionCosts | None = None  # per target / held item (None: `cost` always)
 
 
 @dataclass(frozen=True)
@@ -211,6 +233,7 @@ class WorldSpec:
     observation_noise: float = 0.0  # the `observation:` section's noise (spec/observation.py)
     multiagent: MultiAgentSpec | None = None  # the `multiagent:` section, if any
     scent: ScentSpec | None = None  # scent decay, diffusion and vectors, if any
+    events: tuple[EventSpec, ...] = ()  # things that happen mid-episode (spec/events_section.py)
 
     @property
     def concrete_types(self) -> tuple[str, ...]:

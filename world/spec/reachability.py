@@ -1,10 +1,13 @@
 """The goal must be reachable from what the spec declares: every goal item has to be held,
 placed, dropped, crafted, traded or collected somewhere, or the spec is refused at load.
 
-Everything that can put a type into the world counts: the map, the agents, placing an item, a
-sapling growing, what a broken block leaves behind (`leaves`) and spawns (`on_break`), and
-what a collect or use rule turns its cell into (`becomes`). Missing one of these would refuse
-a sound spec, as a spec whose only ore appears where a rock was broken.
+Everything that can put a type into the world counts: the map (placements, drawn rows,
+border, walls, doors, the surround, a generated map's tables), the agents, placing an item, a
+sapling growing, what a broken block leaves behind (`leaves`) and spawns (`on_break`, which a
+lifelong `regrow` becomes), what a collect or use rule turns its cell into (`becomes`), and
+what an event spawns. Missing one of these would refuse a sound spec, as a spec whose only ore
+appears where a rock was broken. A novelty that makes the goal unreachable is blamed on the
+novelty's own file by `blame_novelty` (world/novelty/transforms.py).
 """
 
 from __future__ import annotations
@@ -22,6 +25,10 @@ def obtainable(spec: WorldSpec) -> set[str]:
         glyph_types.update(spec.map.legend)
         in_world |= {glyph_types[ch] for row in spec.map.ascii for ch in row}
     in_world |= {a.type for a in spec.agents.values()}
+    in_world |= _layout_types(spec)
+    # things an event spawns mid-episode (its trigger may never come; for "can never be
+    # obtained" a possible way is enough)
+    in_world |= {e.type for e in getattr(spec, "events", ()) if e.kind == "spawn"}
     changed = True
     while changed:
         before = len(have) + len(in_world)
@@ -52,6 +59,24 @@ def obtainable(spec: WorldSpec) -> set[str]:
                 have |= set(t.outputs)
         changed = len(have) + len(in_world) != before
     return have
+
+
+def _layout_types(spec: WorldSpec) -> set[str]:
+    """Types the layout itself puts on the map besides placements and drawn rows: the
+    border, walls, doors (a locked door a key is used on may give something), the surround,
+    and a generated map's walls, doors and densities."""
+    m = spec.map
+    out = {w.type for w in m.walls} | {d.type for d in m.doors}
+    out |= {s.with_ for s in m.surround}
+    if m.border:
+        out.add(m.border)
+    g = m.generate
+    if g is not None:
+        out |= {g.wall, g.door} if g.rooms > 1 else {g.wall}
+        out |= {t for t, d in g.densities.items() if d > 0}
+        out |= {t for t, n in g.min_counts.items() if n > 0}
+        out |= {p.type for p in g.extra if p.quantity > 0}
+    return out
 
 
 def check_goal_reachable(rd: SpecReader, spec: WorldSpec) -> None:

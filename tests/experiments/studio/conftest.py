@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nesyworld.hybrid import HybridAgent, PlanningAgent, RecoveryConfig, run_episode
+from nesyworld.hybrid import HybridAgent, PlanningAgent, RecoveryConfig, RepairConfig, run_episode
 from nesyworld.hybrid.recording.writer import EpisodeRecorder
 from nesyworld.learning import TrainConfig
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
@@ -22,8 +22,10 @@ def record(path: Path, hybrid: bool) -> None:
     recorder = EpisodeRecorder(NoveltyInjector(NesyGridEnv("pogostick"), ["axe"]), path,
                                novelties=["axe"])
     kb = KnowledgeBase.from_world("pogostick")
+    # the learning agent (no repair: it would repair the Axe without learning anything)
     agent = (HybridAgent(recorder, kb, None, RecoveryConfig.rapidlearn_plus(
-                 train=TINY, rollouts=4, extra_maps=2), novelty="axe")
+                 train=TINY, rollouts=4, extra_maps=2), novelty="axe",
+                 repair=RepairConfig(enabled=False))
              if hybrid else PlanningAgent(recorder, kb))
     recorder.agent = agent
     run_episode(recorder, agent, seed=0)

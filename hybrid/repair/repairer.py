@@ -1,0 +1,187 @@
+"""Model repair before learning (HYDRA's idea, for SAIL-ON): fix the planning model from the
+inconsistency a failure shows, and learn only when no fix holds up.
+
+For one failure: gather the evidence, form the candidate repairs, and for each, best first,
+apply it to a copy of the knowledge base, replan from the current state, and verify it by
+execution (verify.py). The first verified repair is kept, with its provenance (the evidence,
+the operator's PDDL before and after, the verdict) in the knowledge base's entry and in the
+outcome. Nothing changes when none verifies; the caller then learns.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from nesyworld.hybrid.execution.monitor import OperatorFailure
+from nesyworld.hybrid.repair.candidates import (
+    Candidate,
+    candidates,
+    declared_operators,
+    role_substitutes,
+    with_declared,
+)
+from nesyworld.hybrid.repair.evidence import Evidence, RefusalReading
+from nesyworld.hybrid.repair.verify import verify
+from nesyworld.symbolic.derivation.abstraction import abstract
+from nesyworld.symbolic.derivation.derive import derive
+from nesyworld.symbolic.knowledge_base import KnowledgeBase, operator_pddl
+from nesyworld.symbolic.planning.planners import Planner
+from nesyworld.world import World
+from nesyworld.world.actions.schema import AIR, WORLD
+
+
+@dataclass(frozen=True)
+class RepairConfig:
+    """How hard model repair tries before the agent learns."""
+
+    enabled: bool = True
+    max_candidates: int = 8
+    """Candidates verified per failure, best first (each costs a verification run)."""
+    verify_steps: int = 300
+    """Env steps a verification run may take."""
+
+
+@dataclass
+class RepairOutcome:
+    """What one repair attempt found and cost."""
+
+    failure: str
+    evidence: str
+    candidate: Candidate | None
+    env_steps: int
+    wall_seconds: float
+    tried: list[dict[str, str]] = field(default_factory=list)
+    before: dict[str, str] = field(default_factory=dict)
+    """PDDL of each repaired operator before the repair ("" when it is new)."""
+    after: dict[str, str] = field(default_factory=dict)
+    kb: KnowledgeBase | None = field(default=None, repr=False)
+    """The repaired knowledge base (None when no repair verified)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.candidate is not None
+
+    def summary(self) -> dict[str, Any]:
+        c = self.candidate
+        return {"method": "repair", "failure": self.failure, "evidence": self.evidence,
+                "repair": c.kind if c else None, "rationale": c.rationale if c else "",
+                "operators": [op.name for op in c.operators] if c else [],
+                "demoted": list(c.demote) if c else [], "env_steps": self.env_steps,
+                "wall_seconds": round(self.wall_seconds, 2), "tried": self.tried,
+                "before": self.before, "after": self.after}
+
+
+class ModelRepair:
+    """Repairs one agent's knowledge base (it returns a repaired copy; the agent adopts it)."""
+
+    def __init__(self, kb: KnowledgeBase, planner: Planner,
+                 config: RepairConfig = RepairConfig(),
+                 skills: Mapping[str, Any] | None = None, known_types: Collection[str] = (),
+                 known_actions: Collection[str] = (), mode: str = "macro") -> None:
+        self.kb = kb
+        self.planner = planner
+        self.config = config
+        self.skills = dict(skills or {})
+        self.known_types = tuple(known_types)
+        self.known_actions = tuple(known_actions)
+        self.mode = mode
+
+    def repair(self, world: World, evidence: Evidence) -> RepairOutcome:
+        """Try the candidates for a failure on `world`'s current state (only read)."""
+        cands = candidates(evidence, self.kb, _parents(world))
+        return self.attempt(world, evidence, with_declared(cands, self._declared(world,
+                                                                                evidence)))
+
+    def bridge(self, world: World, evidence: Evidence) -> RepairOutcome:
+        """When the knowledge base has no plan at all: the new actions' declared operators,
+        and new types in the roles of absent ones."""
+        cands = role_substitutes(evidence, self.kb, _parents(world))
+        return self.attempt(world, evidence, with_declared(cands, self._declared(world,
+                                                                                evidence)))
+
+    def _declared(self, world: World, evidence: Evidence) -> tuple[Any, ...]:
+        if not evidence.new_actions:
+            return ()
+        # derived as the world's model derives them (map effects included)
+        return declared_operators(derive(world).operators, evidence.new_actions, self.kb)
+
+    def attempt(self, world: World, evidence: Evidence, cands: list[Candidate]
+                ) -> RepairOutcome:
+        """Verify `cands` in order; keep the first that holds up."""
+        start = time.perf_counter()
+        failure: OperatorFailure = evidence.failure
+        snapshot, z = world.snapshot(), abstract(world)
+        steps = 0
+        tried: list[dict[str, str]] = []
+        for cand in cands[:self.config.max_candidates]:
+            repaired = cand.apply(self.kb)
+            plan = self.planner.plan(repaired.derivation(z), goal=dict(world.spec.goal))
+            if not plan.ok:
+                tried.append({"kind": cand.kind, "rationale": cand.rationale,
+                              "verdict": f"no plan ({plan.status})"})
+                continue
+            watched = {op.name for op in cand.operators}
+            result = verify(world.spec, snapshot, repaired, watched, planner=self.planner,
+                            skills=self.skills, known_types=self.known_types,
+                            known_actions=self.known_actions,
+                            max_steps=self.config.verify_steps, mode=self.mode)
+            steps += result.env_steps
+            tried.append({"kind": cand.kind, "rationale": cand.rationale,
+                          "verdict": result.verdict, "detail": result.detail})
+            if not result.ok:
+                continue
+            return self._keep(cand, repaired, evidence, steps, start, tried, result.verdict)
+        return RepairOutcome(str(failure), evidence.describe(), None, steps,
+                             time.perf_counter() - start, tried)
+
+    def _keep(self, cand: Candidate, repaired: KnowledgeBase, evidence: Evidence, steps: int,
+              start: float, tried: list[dict[str, str]], verdict: str) -> RepairOutcome:
+        before = {op.name: _pddl(self.kb, op.name) for op in cand.operators}
+        before |= {name: _pddl(self.kb, name) for name in cand.demote}
+        after = {op.name: _pddl(repaired, op.name) for op in cand.operators}
+        meta = {"repair": cand.kind, "rationale": cand.rationale,
+                "evidence": evidence.describe(), "failure": str(evidence.failure),
+                "verdict": verdict, "env_steps": steps, "before": before}
+        for op in cand.operators:  # the provenance goes with each repaired operator
+            entry = repaired.entry(op.name)
+            repaired.add(entry.operator, origin="repaired", meta=meta, replace_existing=True)
+        return RepairOutcome(str(evidence.failure), evidence.describe(), cand, steps,
+                             time.perf_counter() - start, tried, before, after, repaired)
+
+
+def _pddl(kb: KnowledgeBase, name: str) -> str:
+    if name not in kb or kb.entry(name).status != "active":
+        return ""
+    try:
+        return operator_pddl(kb, name)
+    except KeyError:
+        return ""
+
+
+def _parents(world: World) -> dict[str, tuple[str, ...]]:
+    return {n: tuple(et.parents) for n, et in world.spec.entity_types.items()}
+
+
+def novelty_context(kb: KnowledgeBase, world: World, known_actions: Collection[str]
+                    ) -> dict[str, tuple[str, ...]]:
+    """What is new or gone since the knowledge base was made: entity types the world has and
+    the knowledge base does not, env actions not in `known_actions` (the knowledge base's own
+    world's), and types the knowledge base's world had on the map that this one has none of."""
+    known_types = {o.name for o in kb.base.objects}
+    z0, z = kb.base.initial, abstract(world)
+    present = {n for i, n in enumerate(z.names) if z.world[i] > 0}
+    return {
+        "new_types": tuple(t for t in world.types.names if t not in known_types and t != AIR),
+        "new_actions": tuple(a for a in world.action_names() if a not in known_actions),
+        "absent_types": tuple(n for n in z0.names if n != AIR and z0.count(WORLD, n) > 0
+                              and n not in present),
+    }
+
+
+def no_plan_evidence(failure: OperatorFailure, context: dict[str, tuple[str, ...]]) -> Evidence:
+    """Evidence for "no plan from here": a failure of no operator, with what is new."""
+    return Evidence(failure, RefusalReading(), {}, {}, context["new_types"],
+                    context["new_actions"], context["absent_types"])

@@ -1,0 +1,35 @@
+"""No plan at all: the item the knowledge base can no longer obtain becomes the failure to
+learn from (hybrid/recovery/gaps.py)."""
+
+from __future__ import annotations
+
+from nesyworld.hybrid.recovery.gaps import gap_failure, item_chain, missing_item
+from nesyworld.symbolic.derivation.abstraction import abstract
+from nesyworld.symbolic.knowledge_base import KnowledgeBase
+from nesyworld.symbolic.planning.planners import PlanCache, Planner
+from nesyworld.world import World
+from nesyworld.world.actions.schema import INVENTORY, CountChange
+from nesyworld.world.novelty.transforms import apply_novelties
+
+KB = KnowledgeBase.from_world("pogostick")
+PLANNER = Planner("fast-downward", cache=PlanCache())
+
+
+def test_the_goal_chain_reaches_the_raw_materials() -> None:
+    chain = item_chain(KB, KB.derivation().goal)
+    assert chain["pogo_stick"] == 0
+    assert chain["oak_log"] > chain["planks"] > chain["pogo_stick"]
+
+
+def test_nothing_is_missing_before_the_novelty() -> None:
+    world = World(apply_novelties("pogostick", []))
+    assert missing_item(KB, PLANNER, abstract(world)) is None
+
+
+def test_without_trees_the_missing_item_is_the_log() -> None:
+    world = World(apply_novelties("pogostick", ["multi_interact_no_trees"]))
+    z = abstract(world)
+    assert missing_item(KB, PLANNER, z) == "oak_log"
+    failure = gap_failure("oak_log", world.snapshot(), z, 0)
+    assert failure.operator.schema.effects == (CountChange(INVENTORY, "oak_log", 1),)
+    assert "cannot obtain oak_log" in str(failure)

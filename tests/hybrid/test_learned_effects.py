@@ -1,0 +1,43 @@
+"""A learned operator promises only what every accepted rollout did: every inventory count's
+least change (consumed inputs included, even those no precondition compares), and world
+counts only where every rollout agrees."""
+
+from __future__ import annotations
+
+from nesyworld.hybrid.recovery.learned_operator import Rollout, common_effects
+from nesyworld.symbolic.derivation.abstraction import SymbolicState
+from nesyworld.world.actions.schema import INVENTORY, WORLD, CountChange
+
+NAMES = ("air", "oak_log", "planks", "stick", "tree")
+
+
+def state(inv: tuple[int, ...], world: tuple[int, ...] = (0, 0, 0, 0, 3)) -> SymbolicState:
+    return SymbolicState(NAMES, 0, 0, world, inv)
+
+
+def rollout(end_inv: tuple[int, ...], end_world: tuple[int, ...] = (0, 0, 0, 0, 3)) -> Rollout:
+    return Rollout(True, 5, state((0, 1, 4, 0, 0)), state(end_inv, end_world), ())
+
+
+def test_consumed_inputs_are_effects_even_when_nothing_compares_them() -> None:
+    wins = [rollout((0, 0, 2, 4, 0)), rollout((0, 0, 2, 4, 0))]
+    effects = common_effects(wins, relevant=set())
+    assert CountChange(INVENTORY, "oak_log", -1) in effects
+    assert CountChange(INVENTORY, "planks", -2) in effects
+    assert CountChange(INVENTORY, "stick", 4) in effects
+
+
+def test_a_count_that_varies_is_promised_at_its_least() -> None:
+    wins = [rollout((0, 1, 2, 4, 0)), rollout((0, 1, 0, 8, 0))]
+    effects = common_effects(wins, relevant=set())
+    assert CountChange(INVENTORY, "planks", -4) in effects  # spends at most 4
+    assert CountChange(INVENTORY, "stick", 4) in effects  # gains at least 4
+
+
+def test_world_counts_only_for_the_failed_objects_and_when_all_agree() -> None:
+    wins = [rollout((0, 1, 4, 0, 0), (0, 0, 0, 0, 2)), rollout((0, 1, 4, 0, 0), (0, 0, 0, 0, 1))]
+    relevant = {(WORLD, "tree")}
+    assert not [e for e in common_effects(wins, relevant, {"tree"}) if e.fluent == WORLD]
+    same = [rollout((0, 1, 4, 0, 0), (0, 0, 0, 0, 2))] * 2
+    assert CountChange(WORLD, "tree", -1) in common_effects(same, relevant, {"tree"})
+    assert not [e for e in common_effects(same, relevant, set()) if e.fluent == WORLD]
