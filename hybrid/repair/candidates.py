@@ -297,19 +297,40 @@ def candidates(evidence: Evidence, kb: KnowledgeBase,
 
 
 def declared_operators(world_operators: Sequence[OperatorSchema], new_actions: Collection[str],
-                       kb: KnowledgeBase) -> tuple[OperatorSchema, ...]:
-    """The world's declared operators of the env actions new since the knowledge base was
-    made (a new trade, a new recipe), which the knowledge base lacks. Only new actions: what
-    a known action now does is for the evidence to show, not for the registry to tell."""
+                       kb: KnowledgeBase, new_types: Collection[str] = ()
+                       ) -> tuple[OperatorSchema, ...]:
+    """The world's declared operators of what is new since the knowledge base was made, which
+    the knowledge base lacks: those of new env actions (a new trade, a new recipe) and those
+    that name a new type (breaking a new block, collecting from a new chest). What a known
+    action now does to known things is for the evidence to show (`failed_action_declared`
+    reads it only for the action that failed)."""
     new = set(new_actions)
+    types = set(new_types)
     out: list[OperatorSchema] = []
     for op in world_operators:
         if op.name in kb or op.name in {o.name for o in out}:
             continue
         pattern = re.compile(re.sub(r"\\\{\\\?[\w-]+\\\}", r"\\w+", re.escape(op.action)) + "$")
-        if op.action in new or (op.params and any(pattern.match(a) for a in new)):
+        if op.action in new or (op.params and any(pattern.match(a) for a in new)) or (
+                types & _mentions(op)):
             out.append(op)
     return tuple(out)
+
+
+def failed_action_declared(world_operators: Sequence[OperatorSchema], evidence: Evidence,
+                           kb: KnowledgeBase) -> list[Candidate]:
+    """The world's declared semantics of the action that failed: its operator of the same
+    name as the world now derives it, when that differs from the knowledge base's (the
+    approach of a type now behind a door requires the door open)."""
+    op = evidence.failure.operator
+    name = op.schema.name
+    if name not in kb:
+        return []
+    now = next((w for w in world_operators if w.name == name), None)
+    if now is None or now == kb.operator(name):
+        return []
+    return [Candidate("declared", f"the world declares what {op.env_action} does now",
+                      (now,), (), rank=3)]
 
 
 def with_declared(cands: Sequence[Candidate], declared: Sequence[OperatorSchema]

@@ -20,6 +20,7 @@ from nesyworld.hybrid.repair.candidates import (
     Candidate,
     candidates,
     declared_operators,
+    failed_action_declared,
     role_substitutes,
     with_declared,
 )
@@ -91,22 +92,25 @@ class ModelRepair:
 
     def repair(self, world: World, evidence: Evidence) -> RepairOutcome:
         """Try the candidates for a failure on `world`'s current state (only read)."""
+        ops = derive(world).operators  # as the world's model derives them, map effects too
         cands = candidates(evidence, self.kb, _parents(world))
-        return self.attempt(world, evidence, with_declared(cands, self._declared(world,
+        if cands:  # none for a learned operator
+            cands = sorted([*cands, *failed_action_declared(ops, evidence, self.kb)],
+                           key=lambda c: c.rank)
+        return self.attempt(world, evidence, with_declared(cands, self._declared(ops,
                                                                                 evidence)))
 
     def bridge(self, world: World, evidence: Evidence) -> RepairOutcome:
-        """When the knowledge base has no plan at all: the new actions' declared operators,
-        and new types in the roles of absent ones."""
+        """When the knowledge base has no plan at all: what is new, as the world declares
+        it, and new types in the roles of absent ones."""
         cands = role_substitutes(evidence, self.kb, _parents(world))
-        return self.attempt(world, evidence, with_declared(cands, self._declared(world,
-                                                                                evidence)))
+        return self.attempt(world, evidence, with_declared(
+            cands, self._declared(derive(world).operators, evidence)))
 
-    def _declared(self, world: World, evidence: Evidence) -> tuple[Any, ...]:
-        if not evidence.new_actions:
+    def _declared(self, ops: list[Any], evidence: Evidence) -> tuple[Any, ...]:
+        if not (evidence.new_actions or evidence.new_types):
             return ()
-        # derived as the world's model derives them (map effects included)
-        return declared_operators(derive(world).operators, evidence.new_actions, self.kb)
+        return declared_operators(ops, evidence.new_actions, self.kb, evidence.new_types)
 
     def attempt(self, world: World, evidence: Evidence, cands: list[Candidate]
                 ) -> RepairOutcome:

@@ -33,3 +33,17 @@ def test_without_trees_the_missing_item_is_the_log() -> None:
     failure = gap_failure("oak_log", world.snapshot(), z, 0)
     assert failure.operator.schema.effects == (CountChange(INVENTORY, "oak_log", 1),)
     assert "cannot obtain oak_log" in str(failure)
+
+
+def test_a_state_with_no_way_to_the_goal_is_a_dead_end() -> None:
+    from nesyworld.hybrid.recovery.starts import goal_reachable
+
+    alive = World(apply_novelties("pogostick", []))
+    dead = World(apply_novelties("pogostick", []))
+    grid = dead.state.grid  # every tree (and sapling) gone mid-episode: no log, ever
+    for name in ("oak_log", "sapling"):
+        if name in dead.types.names:
+            grid[grid == dead.types.id(name)] = dead.types.id("air")
+    assert goal_reachable(dead.spec, dead.snapshot(), PLANNER) is False
+    assert goal_reachable(alive.spec, alive.snapshot(), PLANNER) is True
+    assert goal_reachable(alive.spec, None, PLANNER) is None

@@ -181,3 +181,12 @@ def test_the_evidence_of_a_failure_is_read_from_its_states() -> None:
                               0, z, z)
     evidence = gather(failure, world.types.names)
     assert evidence.observed == {} and evidence.declared[(INVENTORY, "planks")] == -2
+
+
+def test_an_approach_behind_a_new_door_takes_the_worlds_declared_semantics() -> None:
+    vault = POGOSTICK.parent / "suite" / "diamond_vault.yaml"
+    agent, env, kinds = _agent(vault)
+    assert run_episode(env, agent, seed=0).success and "learned" not in kinds
+    repair = next(r.summary() for r in agent.recoveries if r.summary().get("repair"))
+    assert repair["repair"] == "declared" and "approach_diamond_ore" in repair["operators"]
+    assert "break_vault_door_with_key" in repair["operators"]  # a new type's, declared

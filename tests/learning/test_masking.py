@@ -110,3 +110,15 @@ def test_actor_accepts_plain_arrays_without_mask() -> None:
     actor = MaskedActor(4, 3, (8,))
     logits, _ = actor(np.zeros((2, 4), np.float32))
     assert logits.shape == (2, 3)
+
+
+def test_an_action_prior_biases_the_first_samples_and_masks_still_win() -> None:
+    actor = MaskedActor(4, 3, (8,), prior=(2.0, 0.0, 0.0))
+    obs = {"obs": np.zeros((1, 4), np.float32), "mask": np.array([[True, True, True]])}
+    logits, _ = actor(obs)
+    probs = torch.softmax(logits, -1)[0]
+    assert probs[0] > 0.7 and probs[1] > 0.05  # preferred, but nothing is ruled out
+    masked = {"obs": obs["obs"], "mask": np.array([[False, True, True]])}
+    assert torch.softmax(actor(masked)[0], -1)[0, 0] == 0
+    with pytest.raises(ValueError, match="2 entries for 3 actions"):
+        MaskedActor(4, 3, (8,), prior=(1.0, 0.0))
