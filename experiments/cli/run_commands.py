@@ -214,7 +214,8 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None) -> 
             ("learnings (operators learned or fine-tuned)", str(methods.count("learning"))),
             ("adaptation episodes", f"{len(result.adaptation_episodes)}"
              + ("" if result.adapted else " (not converged)")),
-            ("adaptation env steps (all: episodes, repair, learning)", f"{result.adaptation_steps:,}"),
+            ("adaptation env steps (all: episodes, repair, learning)",
+             f"{result.adaptation_steps:,}"),
             ("  of which repairing and learning", f"{result.learning_steps:,}"),
             ("recovery wall seconds",
              f"{sum(r['wall_seconds'] for r in result.recoveries):.1f}"),
