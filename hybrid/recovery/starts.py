@@ -9,13 +9,15 @@ env. RAPid-Learn replayed the plan to the failure on every learning episode; her
 replayed once per extra map, and every one of those env steps is counted as adaptation.
 
 A start from which the goal cannot be reached at all (a dead end: the tree the task needed
-was burnt) teaches nothing but failure, so `goal_reachable` keeps such starts out.
+was burnt) teaches nothing but failure, so `goal_reachable` keeps such starts out; it
+judges on a relaxation, so a start is dropped only when it surely is a dead end.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import product
 from typing import Any
 
 from nesyworld.hybrid.agents.planning_agent import PlanningAgent, PlanningConfig
@@ -24,6 +26,16 @@ from nesyworld.symbolic.derivation.derive import DerivationError, derive
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import Planner
 from nesyworld.world import World
+from nesyworld.world.actions.schema import (
+    FACING,
+    HOLDING,
+    INVENTORY,
+    WORLD,
+    CountAtLeast,
+    CountChange,
+    Fact,
+    SetFact,
+)
 from nesyworld.world.envs.gym_env import NesyGridEnv
 from nesyworld.world.spec.model import WorldSpec
 
@@ -68,16 +80,87 @@ def sample_failure_starts(spec: WorldSpec, kb: KnowledgeBase, failure: OperatorF
     return SampledStarts(found, steps, tried)
 
 
-def goal_reachable(spec: WorldSpec, snapshot: Any, planner: Planner) -> bool | None:
-    """Can the goal still be reached from this state, by the world's own declared semantics
-    (its registries' derived model, which the agent's knowledge base may no longer match)?
-    None when that cannot be told (no snapshot, a planner timeout, a model the derivation
-    cannot express): then the start is kept, never dropped on a guess."""
+def goal_reachable(spec: WorldSpec, snapshot: Any, planner: Planner | None = None
+                   ) -> bool | None:
+    """Can the goal still be reached from this state? False only when it surely cannot:
+    some goal item cannot be had even in a relaxation of the world's own declared semantics
+    (its registries' derived operators) that forgets deletions, consumption, amounts and
+    negated conditions, so a model that is stricter than the world (a plugin's refusal it
+    cannot express) never makes a live state look dead. None when it cannot be told (no
+    snapshot, a model the derivation cannot express); `planner` is not needed (kept for
+    callers that pass one)."""
     if snapshot is None:
         return None
     try:
         world = World(spec)
         world.restore(snapshot)
-        return planner.plannable(derive(world))
+        d = derive(world)
     except (DerivationError, ValueError):
         return None
+    z = d.initial
+    have = {(INVENTORY, n) for n in z.names if z.count(INVENTORY, n) > 0}
+    have |= {(WORLD, n) for n in z.names if z.count(WORLD, n) > 0}
+    for pred, index in ((FACING, z.facing), (HOLDING, z.holding)):
+        if 0 <= index < len(z.names):
+            have.add((pred, z.names[index]))
+    have |= {(p, z.names[t]) for p, t in z.props}
+    rules = [rule for op in d.operators for rule in _relaxed_rules(op, z.names)]
+    rules += _spawn_rules(world.spec)
+    # a fact that holds nowhere and that no operator makes true is one the model cannot
+    # express (a trader two cells ahead, reached by primitive moves): not a requirement
+    counts = (INVENTORY, WORLD)
+    modelled = have | {g for _, gains in rules for g in gains}
+    rules = [({n for n in needs if n[0] in counts or n in modelled}, gains)
+             for needs, gains in rules]
+    grew = True
+    while grew:
+        grew = False
+        for needs, gains in rules:
+            if needs <= have and not gains <= have:
+                have |= gains
+                grew = True
+    return all((INVENTORY, item) in have for item in world.spec.goal)
+
+
+Key = tuple[str, str]
+"""(fluent, type) for a count that can be positive, (predicate, type) for a fact that can
+hold."""
+
+
+def _relaxed_rules(op: Any, names: tuple[str, ...]) -> list[tuple[set[Key], set[Key]]]:
+    """The operator as (what it needs, what it can make true), one rule per binding of its
+    parameters: counts it requires and positive facts of its preconditions; counts it raises
+    and facts it adds (conditional ones too)."""
+    args = [a for item in (*op.preconditions, *op.effects)
+            for a in (item.args if isinstance(item, (Fact, SetFact))
+                      else (item.arg,) if isinstance(item, (CountAtLeast, CountChange))
+                      else ())]
+    params = sorted({a for a in args if a.startswith("?")})
+    out = []
+    for values in product(names, repeat=len(params)):
+        b = dict(zip(params, values, strict=True))
+        needs = {(c.fluent, b.get(c.arg, c.arg)) for c in op.preconditions
+                 if isinstance(c, CountAtLeast)}
+        needs |= {(c.predicate, b.get(c.args[0], c.args[0])) for c in op.preconditions
+                  if isinstance(c, Fact) and not c.negated and len(c.args) == 1}
+        gains = {(e.fluent, b.get(e.arg, e.arg)) for e in op.effects
+                 if isinstance(e, CountChange) and e.delta > 0}
+        gains |= {(e.predicate, b.get(e.args[0], e.args[0])) for e in op.effects
+                  if isinstance(e, SetFact) and e.value and len(e.args) == 1}
+        if gains:
+            out.append((needs, gains))
+    return out
+
+
+def _spawn_rules(spec: WorldSpec) -> list[tuple[set[Key], set[Key]]]:
+    """What the world makes appear by itself, which the derived operators may not model: a
+    type growing into another, a broken block's spawn, a scheduled event's spawn."""
+    out: list[tuple[set[Key], set[Key]]] = []
+    for name, et in spec.entity_types.items():
+        for spawn in (et.grows_into, et.on_break):
+            if spawn is not None:
+                out.append(({(WORLD, name)}, {(WORLD, spawn.spawn)}))
+    for event in getattr(spec, "events", ()):
+        if event.kind == "spawn":
+            out.append((set(), {(WORLD, event.type)}))
+    return out

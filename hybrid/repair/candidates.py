@@ -220,6 +220,30 @@ def _observed_facts(effects: tuple[Effect, ...], after: object, before: object
     return tuple(out)
 
 
+def substituted_outputs(evidence: Evidence, kb: KnowledgeBase,
+                        fixed: Sequence[Candidate]) -> list[Candidate]:
+    """The operator gave a new thing where it declared a known one (a pine now gives timber,
+    not logs): the new thing in the old one's role, in every active operator that requires or
+    spends the old one, on top of the observed-effects repair."""
+    observed, declared = evidence.observed, evidence.declared
+    lost = [n for (f, n), d in declared.items()
+            if f == INVENTORY and d > 0 and observed.get((f, n), 0) <= 0]
+    got = [n for (f, n), d in observed.items()
+           if f == INVENTORY and d > 0 and (f, n) not in declared]
+    base = next((c for c in fixed if c.kind == "effects"), None)
+    out: list[Candidate] = []
+    for old in lost:
+        for new in got:
+            users = tuple(rename_type(op, old, new) for op in kb.active
+                          if op.name != evidence.failure.operator.name and old in {
+                              c.arg for c in op.preconditions if isinstance(c, CountAtLeast)})
+            if users and base is not None:
+                out.append(Candidate("role", f"'{new}' in the role of '{old}': the operator "
+                                     f"gave {new} where it declared {old}",
+                                     (*base.operators, *users), (), rank=1))
+    return out
+
+
 def demotion(op: GroundOperator, rationale: str, rank: int = 9) -> Candidate:
     """Stop planning with the operator (for a lifted one: for this binding)."""
     schema, kept = specialize(op)
@@ -287,7 +311,8 @@ def candidates(evidence: Evidence, kb: KnowledgeBase,
     policy): its semantics are what the policy does, which fine-tuning adjusts."""
     if evidence.failure.operator.schema.action.startswith("policy:"):
         return []
-    out = [*from_refusal(evidence), *from_observation(evidence)]
+    observed = from_observation(evidence)
+    out = [*from_refusal(evidence), *observed, *substituted_outputs(evidence, kb, observed)]
     out += role_substitutes(evidence, kb, parents or {})
     op = evidence.failure.operator
     if not any(c.kind == "demote" for c in out):

@@ -3,6 +3,10 @@ learn from (hybrid/recovery/gaps.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from nesyworld.hybrid.recovery.gaps import gap_failure, item_chain, missing_item
 from nesyworld.symbolic.derivation.abstraction import abstract
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
@@ -47,3 +51,20 @@ def test_a_state_with_no_way_to_the_goal_is_a_dead_end() -> None:
     assert goal_reachable(dead.spec, dead.snapshot(), PLANNER) is False
     assert goal_reachable(alive.spec, alive.snapshot(), PLANNER) is True
     assert goal_reachable(alive.spec, None, PLANNER) is None
+
+
+ROOT = Path(__file__).parents[2] / "domains"
+SOLVABLE = [("pogostick", str(p)) for p in sorted((ROOT / "polycraft" / "novelties").glob(
+    "*.yaml"))] + [("pogostick", str(p)) for p in sorted((ROOT / "polycraft" / "suite").glob(
+        "*.yaml"))] + [(str(ROOT / "workshop" / "birdhouse.yaml"), str(p)) for p in sorted(
+            (ROOT / "workshop" / "novelties").glob("*.yaml"))]
+
+
+@pytest.mark.parametrize(("spec", "novelty"), SOLVABLE, ids=[Path(n).stem for _, n in SOLVABLE])
+def test_no_solvable_novelty_starts_in_a_dead_end(spec: str, novelty: str) -> None:
+    """The dead-end test must be sound: a model stricter than the world (a trade from two
+    cells away, a sapling that grows) never makes a live state look dead."""
+    from nesyworld.hybrid.recovery.starts import goal_reachable
+
+    world = World(apply_novelties(spec, [novelty]))
+    assert goal_reachable(world.spec, world.snapshot()) is True
