@@ -27,11 +27,16 @@ from nesyworld.hybrid.recovery.env import (
     recovery_env_factory,
 )
 from nesyworld.hybrid.recovery.learned_operator import LearnedOperator, build_learned_operator
-from nesyworld.hybrid.recovery.starts import goal_reachable, sample_failure_starts
+from nesyworld.hybrid.recovery.starts import (
+    goal_reachable,
+    relaxed_reachable,
+    sample_failure_starts,
+)
 from nesyworld.learning import EpochRecord, ICMConfig, PPOConfig, TrainConfig, TrainResult, train
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import PlanCache, Planner
 from nesyworld.world import World
+from nesyworld.world.actions.schema import CountChange
 from nesyworld.world.observations.builder import ObservationBuilder
 
 
@@ -220,11 +225,37 @@ class Recovery:
         except ValueError as err:
             return self._outcome(failure, None, result, checker.env_steps + sampling_steps,
                                  start, tuning, False, str(err), 0 if tuning else len(extra))
+        dropped = self._check_declared(world, failure, learned)
+        if dropped is not None:
+            return self._outcome(failure, None, result, checker.env_steps + sampling_steps,
+                                 start, tuning, False, dropped, 0 if tuning else len(extra))
         learned.starts = [failure, *kwargs["starts"]]
         self._splice(failure, learned, replacing=previous is not None)
         uses = self.plan_uses(learned, failure)
         return self._outcome(failure, learned, result, checker.env_steps + sampling_steps,
                              start, tuning, uses, "", 0 if tuning else len(extra))
+
+    @staticmethod
+    def _check_declared(world: World, failure: OperatorFailure, learned: LearnedOperator
+                        ) -> str | None:
+        """Check the learned operator against the world's declared semantics before it is
+        spliced in: a count it promises to raise must be one the world's own model can raise
+        from the failure state (in its sound relaxation). A gain it cannot explain is taken
+        out of the promise (promising less stays sound); the reason when nothing is left."""
+        have = relaxed_reachable(world.spec, failure.snapshot)
+        if have is None:
+            return None
+        effects = tuple(e for e in learned.schema.effects if not (
+            isinstance(e, CountChange) and e.delta > 0 and (e.fluent, e.arg) not in have))
+        if effects == learned.schema.effects:
+            return None
+        if not any(isinstance(e, CountChange) for e in effects):
+            return (f"the learned change of {learned.name} is not one the world's declared "
+                    "semantics can bring about")
+        learned.schema = replace(learned.schema, effects=effects, provenance=(
+            learned.schema.provenance + "; gains the world's declared semantics cannot "
+            "explain left out"))
+        return None
 
     def _prior(self, world: World, failure: OperatorFailure, names: tuple[str, ...]
                ) -> tuple[float, ...]:

@@ -84,11 +84,21 @@ def goal_reachable(spec: WorldSpec, snapshot: Any, planner: Planner | None = Non
                    ) -> bool | None:
     """Can the goal still be reached from this state? False only when it surely cannot:
     some goal item cannot be had even in a relaxation of the world's own declared semantics
-    (its registries' derived operators) that forgets deletions, consumption, amounts and
-    negated conditions, so a model that is stricter than the world (a plugin's refusal it
-    cannot express) never makes a live state look dead. None when it cannot be told (no
-    snapshot, a model the derivation cannot express); `planner` is not needed (kept for
-    callers that pass one)."""
+    (`relaxed_reachable`). None when it cannot be told (no snapshot, a model the derivation
+    cannot express); `planner` is not needed (kept for callers that pass one)."""
+    have = relaxed_reachable(spec, snapshot)
+    if have is None:
+        return None
+    return all((INVENTORY, item) in have for item in spec.goal)
+
+
+def relaxed_reachable(spec: WorldSpec, snapshot: Any) -> set[tuple[str, str]] | None:
+    """Every count that can become positive and every fact that can hold from this state, in
+    a relaxation of the world's own declared semantics (its registries' derived operators,
+    growth, spawns, events) that forgets deletions, consumption, amounts and negated
+    conditions, so a model that is stricter than the world (a plugin's refusal it cannot
+    express) never makes something reachable look unreachable. None when it cannot be
+    told."""
     if snapshot is None:
         return None
     try:
@@ -119,7 +129,7 @@ def goal_reachable(spec: WorldSpec, snapshot: Any, planner: Planner | None = Non
             if needs <= have and not gains <= have:
                 have |= gains
                 grew = True
-    return all((INVENTORY, item) in have for item in world.spec.goal)
+    return have
 
 
 Key = tuple[str, str]

@@ -41,3 +41,28 @@ def test_world_counts_only_for_the_failed_objects_and_when_all_agree() -> None:
     same = [rollout((0, 1, 4, 0, 0), (0, 0, 0, 0, 2))] * 2
     assert CountChange(WORLD, "tree", -1) in common_effects(same, relevant, {"tree"})
     assert not [e for e in common_effects(same, relevant, set()) if e.fluent == WORLD]
+
+
+def test_a_learned_gain_the_worlds_semantics_cannot_explain_is_not_promised() -> None:
+    from nesyworld.hybrid.execution.monitor import OperatorFailure
+    from nesyworld.hybrid.execution.operators import GroundOperator
+    from nesyworld.hybrid.recovery.learned_operator import LearnedOperator
+    from nesyworld.hybrid.recovery.recover import Recovery
+    from nesyworld.world import World
+    from nesyworld.world.actions.schema import OperatorSchema
+    from nesyworld.world.novelty.transforms import apply_novelties
+    from nesyworld.world.observations.builder import ObservationConfig
+
+    world = World(apply_novelties("pogostick", []))
+    failure = OperatorFailure(GroundOperator(OperatorSchema("x", (), (), (), "nop", "t")),
+                              "refused", "", [], [], world.snapshot(), (), 0)
+
+    def learned(*effects: CountChange) -> LearnedOperator:
+        schema = OperatorSchema("learned_x_1", (), (), effects, "policy:learned_x_1", "t")
+        return LearnedOperator(schema, lambda o, m: 0, (), ObservationConfig(), 1.0, 1, 1, "")
+
+    both = learned(CountChange(INVENTORY, "oak_log", 1), CountChange(INVENTORY, "trader", 1))
+    assert Recovery._check_declared(world, failure, both) is None
+    assert both.schema.effects == (CountChange(INVENTORY, "oak_log", 1),)
+    only = learned(CountChange(INVENTORY, "trader", 1))
+    assert "declared semantics" in (Recovery._check_declared(world, failure, only) or "")
