@@ -53,3 +53,15 @@ def test_diff_explains_changes() -> None:
     world.act(world.main, "craft_planks")
     changes = abstract(world).diff(z0)
     assert "inventory(planks): 0 -> 4" in changes and "inventory(oak_log): 1 -> 0" in changes
+
+
+def test_a_type_the_state_does_not_have_counts_zero_and_holds_nothing() -> None:
+    """A novelty can remove a type the knowledge base still names: reading it must not
+    crash the monitor or the planner's checks."""
+    from nesyworld.world.actions.schema import FACING, INVENTORY, WORLD, Fact
+
+    z = abstract(World("pogostick"))
+    assert z.count(INVENTORY, "unobtainium") == 0 and z.count(WORLD, "unobtainium") == 0
+    assert not z.holds(Fact(FACING, ("unobtainium",)))
+    assert not z.holds(Fact("on_fire", ("unobtainium",)))
+    assert z.holds(Fact("on_fire", ("unobtainium",), negated=True))
