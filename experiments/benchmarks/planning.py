@@ -11,6 +11,11 @@ action, one goal): what a call costs before any search. For Fast Downward the po
 split further using its own log (translator and search times).
 
     python -m nesyworld.experiments.benchmarks.planning --spec pogostick --repeat 3
+
+The in-process planner has no process to start: its rows are a cold call (grounding the task
+once), a warm one (same Planner, a state it has not planned, the ground task kept) and the
+plannability check that a recovery asks hundreds of times. `--novelty NAME` (repeatable)
+adds a table of plan lengths after those novelties, against the optimal planners'.
 """
 
 from __future__ import annotations
@@ -33,9 +38,16 @@ from unified_planning.model import Fluent, InstantaneousAction, Problem
 from nesyworld.experiments.benchmarks.timing import best_time, mean_time
 from nesyworld.symbolic.derivation.derive import derive
 from nesyworld.symbolic.pddl.writer import write_pddl
-from nesyworld.symbolic.planning.planners import PLANNERS, PlanCache, Planner, PlannerInfo
+from nesyworld.symbolic.planning.planners import (
+    IN_PROCESS,
+    PLANNERS,
+    PlanCache,
+    Planner,
+    PlannerInfo,
+)
 from nesyworld.symbolic.planning.problems import classical_problem, numeric_problem
 from nesyworld.world import World
+from nesyworld.world.novelty.transforms import apply_novelties
 
 REFERENCE = "sum(range(10**6))"
 # NovelGym's costs for the simplified pogostick task, as the issue gives them (seconds).
@@ -83,6 +95,30 @@ def _fd_log_times(result: Any) -> dict[str, float]:
     return out
 
 
+WARM_CALLS = 5
+"""Warm calls per repeat: cheap for the in-process planner, so more of them steady the best."""
+
+
+def _uncached(planner: Planner) -> Planner:
+    """The same planner (its engine's ground tasks kept) with an empty plan cache."""
+    planner.cache = PlanCache()
+    return planner
+
+
+def plan_lengths(spec: str, novelties: list[str], planners: list[str]) -> list[dict[str, Any]]:
+    """Each planner's plan length on the task after each novelty (and before any)."""
+    out = []
+    for novelty in [None, *novelties]:
+        task = apply_novelties(spec, [novelty]) if novelty else spec
+        d = derive(task, seed=0)
+        row: dict[str, Any] = {"novelty": novelty or "(none)"}
+        for name in planners:
+            result = Planner(name, timeout=PLAN_TIMEOUT, cache=PlanCache()).plan(d)
+            row[name] = len(result) if result.ok else result.status
+        out.append(row)
+    return out
+
+
 def measure(spec: str, repeat: int, planners: list[str]) -> dict[str, Any]:
     ref = best_time(lambda: sum(range(10**6)), max(repeat, 5))
     world = World(spec, seed=0)
@@ -119,6 +155,8 @@ def measure(spec: str, repeat: int, planners: list[str]) -> dict[str, Any]:
     startup: dict[str, float] = {}
     for name in planners:
         info = PLANNERS[name]
+        if info.engine == IN_PROCESS:
+            continue  # no process, no translator: nothing starts per call
         _oneshot(info, trivial)  # first call imports the engine's package
         startup[name] = best_time(lambda info=info: _oneshot(info, trivial), repeat)
         row(f"{name}: trivial problem (start-up + translation)", startup[name])
@@ -145,6 +183,12 @@ def measure(spec: str, repeat: int, planners: list[str]) -> dict[str, Any]:
             length=length,
             status=status,
         )
+        warm = best_time(lambda p=planner: _uncached(p).plan(d), repeat * WARM_CALLS)
+        planned[name]["warm_s"] = warm
+        row(f"{name}: plan, warm (same Planner, plan cache emptied)", warm, NOVELGYM_METRIC_FF,
+            length=length, status=status)
+        row(f"{name}: plannable, uncached (same Planner)",
+            best_time(lambda p=planner: _uncached(p).plannable(d), repeat * WARM_CALLS))
         row(f"{name}: plan, cached (second call)", mean_time(lambda p=planner: p.plan(d), 1000))
         row(f"{name}: plannable, cached", mean_time(lambda p=planner: p.plannable(d), 10_000))
 
@@ -193,6 +237,10 @@ def _summary(results: dict[str, Any]) -> list[str]:
     Downward's time goes."""
     lines = []
     for name, plan in results["plans"].items():
+        if name not in results["startup"]:
+            lines.append(f"{name}: cold {_time(plan['cold_s'])} (grounding the task), then "
+                         f"{_time(plan['warm_s'])} a plan from a new state.")
+            continue
         trivial = results["startup"][name]
         lines.append(
             f"{name}: trivial problem {_time(trivial)} = {100 * trivial / plan['cold_s']:.0f}% "
@@ -223,6 +271,8 @@ def main(argv: list[str] | None = None) -> None:
         choices=sorted(PLANNERS),
         help="planners to time (default: every registered one)",
     )
+    parser.add_argument("--novelty", action="append", default=[], metavar="NOVELTY",
+                        help="also compare plan lengths after these novelties (repeatable)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     spec = str(Path(args.spec).resolve()) if Path(args.spec).exists() else args.spec
@@ -233,6 +283,8 @@ def main(argv: list[str] | None = None) -> None:
         os.chdir(private)
         try:
             results = measure(spec, max(1, args.repeat), args.planner or list(PLANNERS))
+            results["lengths"] = plan_lengths(spec, args.novelty, [
+                n for n in args.planner or list(PLANNERS) if PLANNERS[n].form == "classical"])
         finally:
             os.chdir(here)
     if args.json:
@@ -266,6 +318,13 @@ def main(argv: list[str] | None = None) -> None:
     )
     for line in _summary(results):
         console.print(line)
+    lengths = Table(title="plan lengths (operators) after each novelty")
+    names = [k for k in results["lengths"][0] if k != "novelty"]
+    for col in ("novelty", *names):
+        lengths.add_column(col, justify="left" if col == "novelty" else "right")
+    for r in results["lengths"]:
+        lengths.add_row(r["novelty"], *(str(r[n]) for n in names))
+    console.print(lengths)
 
 
 if __name__ == "__main__":

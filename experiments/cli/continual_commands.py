@@ -8,8 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 
 def add_commands(sub: Any) -> None:
     from nesyworld.experiments.continual.config import shipped_continual_configs
@@ -37,6 +35,8 @@ def cmd_continual(args: argparse.Namespace) -> int:
 
     config = load_continual(args.config)
     out: Path = args.out or Path("results") / f"continual_{config.name}"
+    from rich.console import Console
+
     console = Console(stderr=args.json)
 
     def progress(rec: StageRecord) -> None:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import json
 import sys
 from pathlib import Path
 from typing import Any
-
-from rich.console import Console
 
 
 def add_commands(sub: Any) -> None:
@@ -86,6 +85,8 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(summary, indent=1) + "\n")
     else:
+        from rich.console import Console
+
         console = Console()
         console.print(f"{config.name}: {summary['ok']} of {summary['runs']} runs ok, "
                       f"{summary['error']} with errors; records in {out}", highlight=False)
@@ -104,8 +105,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         write_report,
     )
 
-    if not args.results.exists():
-        raise SystemExit(f"error: {args.results}: no such results file")
+    if not args.results.is_file():  # main reports it: error: <path>: <reason>, status 2
+        raise FileNotFoundError(errno.ENOENT, "no such results file", str(args.results))
     records = read_records(args.results)
     out = args.out or args.results.with_name(f"{args.results.stem}_report")
     paths = write_report(records, out)
@@ -115,6 +116,8 @@ def cmd_report(args: argparse.Namespace) -> int:
                                      "files": {k: str(v) for k, v in paths.items()}},
                                     indent=1, default=str) + "\n")
         return 0
+    from rich.console import Console
+
     console = Console()
     print_table2(rows, console)
     comparisons = paper_comparison(rows)

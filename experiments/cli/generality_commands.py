@@ -9,11 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
+from nesyworld.experiments.cli.output import LazyConsole
 from nesyworld.hybrid.agents.names import HYBRID_AGENTS
 
-console = Console(stderr=True)
+console = LazyConsole(stderr=True)
 
 
 def add_commands(sub: Any) -> None:
@@ -65,7 +64,7 @@ def cmd_generality(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"records": records, "tally": tally(records)}, indent=2))
     else:
-        Console().print(generality_table(records))
+        LazyConsole().print(generality_table(records))
     return 0
 
 

@@ -8,8 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 
 def add_commands(sub: Any) -> None:
     from nesyworld.experiments.matrix.config import shipped_matrices
@@ -41,6 +39,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
     config = load_matrix(args.config)
     out = args.out or Path("results") / f"{config.name}.jsonl"
+    from rich.console import Console
+
     console = Console(stderr=args.json)
 
     def progress(record: dict[str, Any], done: int, total: int) -> None:

@@ -6,10 +6,6 @@ import argparse
 import json
 from typing import Any
 
-from rich.console import Console
-
-from nesyworld.world.spec.loader import load_spec
-
 
 def add_commands(sub: Any) -> None:
     p = sub.add_parser(
@@ -29,11 +25,14 @@ def add_commands(sub: Any) -> None:
 
 
 def cmd_multiagent(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
     from nesyworld.experiments.multiagent.run import (
         MultiAgentTrainConfig,
         render_table,
         train_multiagent,
     )
+    from nesyworld.world.spec.loader import load_spec
 
     spec = load_spec(args.spec)  # a bad spec fails here, located, before any training
     if spec.multiagent is None:

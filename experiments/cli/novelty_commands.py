@@ -7,10 +7,9 @@ import json
 import sys
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
+from nesyworld.experiments.cli.output import LazyConsole
 
-console = Console()
+console = LazyConsole()
 
 
 def add_commands(sub: Any) -> None:
@@ -44,6 +43,8 @@ def cmd_novelties(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(rows, indent=1) + "\n")
         return 0
+    from rich.table import Table
+
     table = Table(title="shipped novelties (descriptions: --json or the files)")
     for col in ("name", "domain", "category", "level", "inject"):
         table.add_column(col)

@@ -7,12 +7,10 @@ import json
 import sys
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-
+from nesyworld.experiments.cli.output import LazyConsole
 from nesyworld.hybrid.agents.names import HYBRID_AGENTS
 
-console = Console()
+console = LazyConsole()
 HYBRID = HYBRID_AGENTS
 AGENTS = ("planning", *HYBRID, "scripted", "random")
 
@@ -32,7 +30,8 @@ def add_commands(sub: Any) -> None:
                         "agent's knowledge stays pre-novelty")
     p.add_argument("--mode", choices=["macro", "primitive"], default="macro",
                    help="planning agent: one-step macro actions, or skills of primitive moves")
-    p.add_argument("--planner", default="fast-downward")
+    p.add_argument("--planner", default="in-process",
+                   help="a registered planner (`nesyworld plan --help` lists them)")
     p.add_argument("--episodes", type=int, default=None,
                    help="episodes to run (default 1); for a hybrid agent, the frozen "
                         "evaluation episodes after adaptation (default 20)")
@@ -144,6 +143,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(summary, indent=1) + "\n")
         return 0
+    from rich.table import Table
+
     table = Table(title=f"{args.agent} agent on {summary['spec']}"
                   + (f" + {', '.join(args.novelty)}" if args.novelty else ""))
     for col in ("episodes", "success rate", "mean steps", "planner s", "wall s", "steps/s"):
@@ -204,6 +205,8 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None) -> 
     if args.json:
         sys.stdout.write(json.dumps(summary, indent=1) + "\n")
         return 0
+    from rich.table import Table
+
     table = Table(title=f"{args.agent} agent on {summary['spec']}"
                   + (f" + {', '.join(args.novelty)}" if args.novelty else ""))
     table.add_column("")

@@ -6,9 +6,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
+from nesyworld.experiments.cli.output import LazyConsole
 
-console = Console()
+console = LazyConsole()
 
 
 def add_commands(sub: Any) -> None:

@@ -7,16 +7,12 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from rich.console import Console
-from rich.table import Table
-
-from nesyworld.world.observations import default_palette, render_ascii, render_rgb
+from nesyworld.experiments.cli.output import LazyConsole
 
 if TYPE_CHECKING:
     from nesyworld.world import World
 
-console = Console()
+console = LazyConsole()
 
 
 def add_commands(sub: Any) -> None:
@@ -67,6 +63,8 @@ def cmd_specs(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(rows)
         return 0
+    from rich.table import Table
+
     table = Table(title="shipped world specs")
     for col in ("name", "size", "goal", "description"):
         table.add_column(col)
@@ -125,6 +123,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def draw(world: World) -> str:
+    from nesyworld.world.observations import render_ascii
+
     st = world.state
     m = world.main
     return render_ascii(st.grid, world.types.glyphs,
@@ -142,6 +142,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(f"legend: {legend}; ^>v< = {world.agent_names[world.main]}")
     if args.png:
         import matplotlib.pyplot as plt
+        import numpy as np
+
+        from nesyworld.world.observations import default_palette, render_rgb
 
         colors = np.array([c if c else default_palette([n])[0]
                            for n, c in zip(world.types.names, world.types.colors, strict=True)],

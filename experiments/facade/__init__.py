@@ -16,7 +16,9 @@ Importing this package registers a Gymnasium id for every shipped world spec
 (``nesyworld/<CamelCaseStem>-v0``), so ``gymnasium.make("nesyworld/Pogostick-v0")`` works after
 ``import nesyworld``, and ``gymnasium.make("nesyworld:nesyworld/Pogostick-v0")`` works with no
 import at all. The other names load on first use: ``import nesyworld`` imports neither torch
-nor a planner.
+nor a planner. Gymnasium itself is imported only when something uses it (the ids are
+registered the moment it is: see nesyworld.domains.registration), so the command line and the
+symbolic layer start without it.
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import gymnasium
-
-from nesyworld.domains.registration import env_id, register_envs
+from nesyworld.domains.registration import env_id, register_when_imported
 
 if TYPE_CHECKING:
+    import gymnasium
+
     from nesyworld.hybrid.agents.hybrid_agent import HybridAgent
     from nesyworld.hybrid.agents.planning_agent import (
         Agent,
@@ -57,7 +59,7 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-register_envs()
+register_when_imported()
 
 _LAZY = {
     "make_aec": "nesyworld.world.envs.aec_env",
@@ -112,6 +114,8 @@ def __dir__() -> list[str]:
 def _gym_id(env: str | Path | WorldSpec) -> tuple[str, dict[str, Any]]:
     """A registered id as given, a shipped spec's name as its id, anything else (a spec file,
     a WorldSpec) through the generic id with `spec` passed on."""
+    import gymnasium
+
     if isinstance(env, str) and env in gymnasium.registry:
         return env, {}
     if isinstance(env, str) and f"nesyworld/{env}" in gymnasium.registry:
@@ -130,6 +134,8 @@ def make(env: str | Path | WorldSpec = "nesyworld/Pogostick-v0",
     (``"pogostick_full"``), a spec file, or a `WorldSpec` (a spec after novelties, say); other
     keyword arguments go to `NesyGridEnv` (``observation=``, ``render_mode=``, ...).
     """
+    import gymnasium
+
     gym_id, extra = _gym_id(env)
     return gymnasium.make(gym_id, **extra, **kwargs)
 
@@ -139,6 +145,8 @@ def make_vec(env: str | Path | WorldSpec = "nesyworld/Pogostick-v0", num_envs: i
     """`num_envs` copies of a task as one native vector env (`NesyVectorEnv`: one compiled
     call per step, NEXT_STEP autoreset); `env` is read as in `make`, and other keyword
     arguments go to `NesyVectorEnv` (``observation=``, ``engine=``, ``copy=``)."""
+    import gymnasium
+
     gym_id, extra = _gym_id(env)
     return gymnasium.make_vec(gym_id, num_envs=num_envs, vectorization_mode="vector_entry_point",
                               **extra, **kwargs)

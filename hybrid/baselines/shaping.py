@@ -58,7 +58,7 @@ class ShapingConfig:
     """"plan": subgoals pay strictly in plan order (the paper); "causal": a subgoal pays once
     the subgoals producing what it consumes or requires are done."""
 
-    planner: str = "fast-downward"
+    planner: str = "in-process"
     planner_timeout: float = 10.0
 
     def __post_init__(self) -> None:

@@ -82,7 +82,7 @@ class RecoveryEnvConfig:
     step_reward: float = -1.0
     success_reward: float = 1000.0
     dead_end_reward: float = -250.0
-    planner: str = "fast-downward"
+    planner: str = "in-process"
     planner_timeout: float = 10.0
     observation: ObservationConfig = field(default_factory=ObservationConfig)
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import unified_planning.model as upm
 from lark import Token, Tree
-from unified_planning.environment import Environment, get_environment
+from unified_planning.environment import Environment
 from unified_planning.exceptions import UPException
 from unified_planning.model import FNode
 
@@ -35,6 +35,7 @@ from nesyworld.symbolic.pddl.declarations import (
     typed_list,
     typed_variables,
 )
+from nesyworld.symbolic.pddl.environment import reading_environment
 from nesyworld.symbolic.pddl.errors import Item, Source
 
 Scope = dict[str, FNode]
@@ -59,7 +60,7 @@ class ProblemBuilder:
         numeric_default: float | None = None,
         environment: Environment | None = None,
     ) -> None:
-        self.env = get_environment(environment)
+        self.env = reading_environment(environment)  # engines load only if a planner asks
         self.em, self.tm = self.env.expression_manager, self.env.type_manager
         self.domain, self.tree, self.probe = domain, problem, probe
         self.numeric_default = numeric_default

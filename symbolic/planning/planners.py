@@ -15,7 +15,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import unified_planning.shortcuts as up
 from unified_planning.engines import PlanGenerationResultStatus as Status
@@ -25,6 +25,9 @@ from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.derivation.derive import Derivation, count_thresholds
 from nesyworld.symbolic.planning.problems import classical_problem, numeric_problem
 from nesyworld.world.actions.schema import INVENTORY, WORLD
+
+if TYPE_CHECKING:
+    from nesyworld.symbolic.planning.in_process import GroundTasks
 
 Form = Literal["classical", "numeric"]
 
@@ -87,15 +90,21 @@ register_planner(
 )
 register_planner(
     PlannerInfo(
-        "pyperplan",
-        "pyperplan",
+        "in-process",
+        "nesyworld-search",
         "classical",
         False,
-        "pyperplan (pure Python, readable search code) for teaching: plain STRIPS with typing "
-        "only, so use it on hand-written domains via Planner.solve; the derived tasks need "
-        "conditional effects it does not support, and it answers Unknown there",
+        "our compiled best-first search on g + h_add in this process, over the classical "
+        "compilation ground once per domain: milliseconds a call, complete, plans not proven "
+        "optimal (symbolic/planning/search_kernel.py)",
     )
 )
+REMOVED = {
+    "pyperplan": "removed: it supports neither conditional effects nor negative conditions, "
+                 "which every derived task uses, so it could only answer Unknown there; "
+                 "'in-process' is the planner that runs in this process",
+}
+"""Planners that were registered once, with why they are not any more."""
 
 
 @dataclass(frozen=True)
@@ -145,8 +154,32 @@ def _private_cwd() -> Iterator[None]:
             os.chdir(previous)
 
 
+IN_PROCESS = "nesyworld-search"
+"""The engine searched in this process rather than through unified-planning's engines."""
+
+
+def _in_process_result(name: str, steps: list[tuple[str, tuple[str, ...]]] | None,
+                       start: float) -> PlanResult:
+    seconds = time.perf_counter() - start
+    if steps is None:
+        return PlanResult("unsolvable", (), name, seconds,
+                          "the search space was exhausted (or the goal is unreachable even "
+                          "ignoring deletes)")
+    return PlanResult("plan", tuple(PlanStep(n, a) for n, a in steps), name, seconds)
+
+
 def _solve(info: PlannerInfo, problem: Problem, timeout: float) -> PlanResult:
     start = time.perf_counter()
+    if info.engine == IN_PROCESS:
+        from nesyworld.symbolic.planning.compiled_task import SearchLimit
+        from nesyworld.symbolic.planning.in_process import solve_problem
+        from nesyworld.symbolic.planning.strips import UnsupportedTask
+
+        try:
+            return _in_process_result(info.name, solve_problem(problem), start)
+        except (UnsupportedTask, SearchLimit) as exc:
+            return PlanResult("unknown", planner=info.name, seconds=time.perf_counter() - start,
+                              message=f"{type(exc).__name__}: {exc}")
     try:
         with warnings.catch_warnings(), _private_cwd():
             warnings.simplefilter("ignore")  # "cannot establish whether X can solve this"
@@ -212,7 +245,12 @@ class Planner:
         timeout: float = 10.0,
         cache: PlanCache | None = None,
         solve: Callable[[PlannerInfo, Problem, float], PlanResult] = _solve,
+        max_nodes: int | None = None,
     ) -> None:
+        """`timeout` bounds the engines that run as processes; the in-process search is
+        bounded by `max_nodes` states instead (symbolic/planning/compiled_task.py)."""
+        if name in REMOVED:
+            raise KeyError(f"planner '{name}' was {REMOVED[name]}")
         if name not in PLANNERS:
             raise KeyError(f"unknown planner '{name}'; registered: {', '.join(PLANNERS)}")
         self.info = PLANNERS[name]
@@ -222,12 +260,25 @@ class Planner:
         self.calls = 0
         self._compared: dict[int, set[tuple[str, str]]] = {}
         self.seconds = 0.0
+        self._ground: GroundTasks | None = None
+        self.max_nodes = max_nodes
 
     def __enter__(self) -> Planner:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        return None
+        self.close()
+
+    @property
+    def groundings(self) -> int:
+        """How many tasks the in-process engine has ground (its cold calls); 0 for others."""
+        return self._ground.ground_calls if self._ground is not None else 0
+
+    def close(self) -> None:
+        """Free what the in-process engine keeps (its ground tasks); the planner stays usable."""
+        if self._ground is not None:
+            self._ground.close()
+            self._ground = None
 
     def plan(
         self,
@@ -248,9 +299,8 @@ class Planner:
         if unknown:
             raise ValueError(f"goal names unknown items {unknown}; known: "
                              f"{', '.join(state.names)}")
-        problem = build_problem(d.with_state(state, dict(goal_items)), self.info.form)
         try:
-            result = self._solve(self.info, problem, self.timeout)
+            result = self._plan_task(d.with_state(state, dict(goal_items)))
         except Exception as exc:  # whatever the engine, a crash is Unknown for the caller
             result = PlanResult("unknown", planner=self.info.name,
                                 message=f"{type(exc).__name__}: {exc}")
@@ -258,6 +308,24 @@ class Planner:
         self.seconds += result.seconds
         self.cache.put(key, result)
         return result
+
+    def _plan_task(self, d: Derivation) -> PlanResult:
+        if self.info.engine != IN_PROCESS or self._solve is not _solve:
+            return self._solve(self.info, build_problem(d, self.info.form), self.timeout)
+        from nesyworld.symbolic.planning.compiled_task import SearchLimit
+        from nesyworld.symbolic.planning.in_process import GroundTasks
+        from nesyworld.symbolic.planning.strips import UnsupportedTask
+
+        if self._ground is None:
+            self._ground = (GroundTasks() if self.max_nodes is None
+                            else GroundTasks(max_nodes=self.max_nodes))
+        start = time.perf_counter()
+        try:
+            return _in_process_result(self.info.name, self._ground.solve(d), start)
+        except (UnsupportedTask, SearchLimit) as exc:
+            return PlanResult("unknown", planner=self.info.name,
+                              seconds=time.perf_counter() - start,
+                              message=f"{type(exc).__name__}: {exc}")
 
     def _compared_only(self, d: Derivation, state: SymbolicState,
                        goal_items: tuple[tuple[str, int], ...]) -> SymbolicState:

@@ -212,6 +212,32 @@ def count_caps(d: Derivation) -> dict[tuple[str, str], int]:
     return caps
 
 
+def _rungs(d: Derivation, caps: Mapping[tuple[str, str], int]) -> list[tuple[str, str, int]]:
+    """(fluent, item, K) for every "at least K" rung the initial state holds."""
+    out = []
+    for (fluent, item), cap in sorted(caps.items()):
+        values = d.initial.world if fluent == WORLD else d.initial.inventory
+        start = values[d.initial.names.index(item)] if item in d.initial.names else 0
+        out += [(fluent, item, k) for k in range(1, min(start, cap) + 1)]
+    return out
+
+
+def classical_atoms(
+    d: Derivation, caps: Mapping[tuple[str, str], int]
+) -> tuple[list[tuple[str, tuple[str, ...]]], list[tuple[str, tuple[str, ...]]]]:
+    """The true facts of the classical problem's initial state and its goal, as
+    (predicate, argument names), without building the problem: what an engine that keeps a
+    ground task needs to search from another state (symbolic/planning/in_process.py)."""
+    init = d.initial
+    atoms = [(FACING, (init.names[init.facing],)), (HOLDING, (init.names[init.holding],))]
+    known = {FACING, HOLDING, *d.properties} | {
+        p for op in d.operators for p in _predicates(op)}
+    atoms += [(prop, (init.names[t],)) for prop, t in sorted(init.props) if prop in known]
+    atoms += [(f"{fluent}_geq", (item, f"n{k}")) for fluent, item, k in _rungs(d, caps)]
+    goal = [(f"{INVENTORY}_geq", (item, f"n{n}")) for item, n in sorted(d.goal.items()) if n > 0]
+    return atoms, goal
+
+
 def classical_problem(
     d: Derivation, name: str | None = None, caps: Mapping[tuple[str, str], int] | None = None
 ) -> Problem:
@@ -230,11 +256,8 @@ def classical_problem(
     }
     for f in ladders.values():
         v.problem.add_fluent(f, default_initial_value=False)
-    for (fluent, item), cap in sorted(caps.items()):
-        values = d.initial.world if fluent == WORLD else d.initial.inventory
-        start = values[d.initial.names.index(item)] if item in d.initial.names else 0
-        for k in range(1, min(start, cap) + 1):
-            v.problem.set_initial_value(ladders[fluent](v.objects[item], levels[k - 1]), True)
+    for fluent, item, k in _rungs(d, caps):
+        v.problem.set_initial_value(ladders[fluent](v.objects[item], levels[k - 1]), True)
 
     def geq(fluent: str, item: up.FNode | Object, k: int) -> up.FNode:
         return ladders[fluent](item, levels[k - 1])

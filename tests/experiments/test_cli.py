@@ -121,3 +121,77 @@ def test_the_parser_loads_no_learner_compiler_or_planner() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_lifelong_agent_names_match_the_agents_module() -> None:
+    """The parser lists the lifelong agents without importing their module (numpy)."""
+    from nesyworld.experiments.cli.lifelong_commands import AGENTS
+    from nesyworld.experiments.lifelong.agents import AGENTS as DEFINED
+
+    assert AGENTS == DEFINED
+
+
+@pytest.mark.parametrize("argv", [
+    ["parse", "nope.pddl"],
+    ["parse", "tests/symbolic/data/blocksworld_domain.pddl", "nope.pddl"],
+    ["replay", "nope.json"],
+    ["report", "nope.jsonl"],
+])
+def test_a_missing_file_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str],
+                                                 argv: list[str]) -> None:
+    root = Path(__file__).resolve().parents[2]
+    argv = [str(root / a) if a.startswith("tests/") else a for a in argv]
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith(f"error: {argv[-1]}: ")
+
+
+def test_a_directory_or_binary_file_is_one_line_and_status_2(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "parse", str(tmp_path))
+    assert code == 2 and err.startswith(f"error: {tmp_path}: ") and err.count("\n") == 1
+    binary = tmp_path / "domain.pddl"
+    binary.write_bytes(b"(define \xff\xfe")
+    code, _, err = run(capsys, "parse", str(binary))
+    assert code == 2 and err == f"error: {binary}: not UTF-8 text (byte 8: invalid start byte)\n"
+
+
+def _imported(argv: list[str], cwd: Path) -> set[str]:
+    """The top-level packages `nesyworld ARGV` imports, run as the program (python -m), read
+    from python's -X importtime report."""
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m",
+                             "nesyworld.experiments.cli", *argv],
+                            capture_output=True, text=True, cwd=cwd)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return {line.rsplit("|", 1)[1].strip().split(".")[0]
+            for line in result.stderr.splitlines() if line.startswith("import time:")}
+
+
+@pytest.mark.parametrize("argv", [
+    ["parse", "novelgym_appendix_g_domain.pddl", "novelgym_appendix_g_problem.pddl"],
+    ["pddl", "pogostick"],
+    ["plan", "pogostick", "--json"],
+    ["graph", "pogostick", "--out", "{tmp}/recipes.png"],
+    ["check-domain", "pogostick", "--samples", "2", "--json"],
+])
+def test_the_symbolic_commands_load_no_learner_or_compiler(argv: list[str],
+                                                           tmp_path: Path) -> None:
+    """parse, pddl, plan, graph and check-domain never import torch, tianshou or numba; `parse`
+    also skips what only planning engines, gym envs or numpy need, which keeps its start-up
+    near half a second (issue 20)."""
+    data = Path(__file__).resolve().parents[1] / "symbolic" / "data"
+    imported = _imported([a.format(tmp=tmp_path) for a in argv], cwd=data)
+    assert imported & {"torch", "tianshou", "numba"} == set()
+    if argv[0] == "parse":
+        assert imported & {"scipy", "ConfigSpace", "gymnasium", "numpy"} == set()
+
+
+def test_help_loads_no_gym_numbers_or_planning_model() -> None:
+    code = ("import sys\n"
+            "from nesyworld.experiments.cli.main import build_parser\n"
+            "build_parser()\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'gymnasium', 'numpy', "
+            "'unified_planning', 'rich', 'networkx'}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"

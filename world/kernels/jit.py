@@ -20,6 +20,9 @@ try:
     from nesyworld.world.kernels.cache import install_locators
 
     install_locators()  # before any kernel is decorated
+    from nesyworld.world.kernels.notice import install_compile_notice
+
+    install_compile_notice()  # a compile (not a cache load) says so on stderr
     HAVE_NUMBA = True
 except ImportError:  # not installed, or switched off
     numba = None

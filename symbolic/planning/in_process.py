@@ -1,0 +1,59 @@
+"""The in-process engine's side of `Planner`: ground a derived task once, search it many times.
+
+A derived task is the same ground task for every state of one domain, except for the ladder
+caps (counts above what the recipes need widen a ladder: symbolic/planning/problems.py).
+So tasks are kept by (domain, caps), and a later question only writes its state and goal as
+atoms of that task, without building a unified-planning problem (about 25 ms on the pogostick
+task, more than the search).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from unified_planning.model import Problem
+
+from nesyworld.symbolic.derivation.derive import Derivation
+from nesyworld.symbolic.planning.compiled_task import MAX_NODES, CompiledTask
+from nesyworld.symbolic.planning.problems import classical_atoms, classical_problem, count_caps
+from nesyworld.symbolic.planning.strips import StripsTask, ground
+
+Steps = list[tuple[str, tuple[str, ...]]]
+
+
+def _steps(task: StripsTask, plan: list[int]) -> Steps:
+    return [(task.actions[k].name, task.actions[k].args) for k in plan]
+
+
+def solve_problem(problem: Problem, max_nodes: int = MAX_NODES) -> Steps | None:
+    """Ground and search any classical problem (one read from PDDL, say); None: no plan."""
+    task = ground(problem)
+    plan = CompiledTask(task, max_nodes=max_nodes).solve(task.init, task.goal)
+    return None if plan is None else _steps(task, plan)
+
+
+@dataclass
+class GroundTasks:
+    """Loaded searches by (domain key, ladder caps); `ground_calls` counts the cold ones."""
+
+    max_nodes: int = MAX_NODES
+    searches: dict[tuple[object, ...], CompiledTask] = field(default_factory=dict)
+    ground_calls: int = 0
+
+    def solve(self, d: Derivation) -> Steps | None:
+        """Plan `d`'s task from its initial state to its goal; None: provably no plan."""
+        caps = count_caps(d)
+        key = (d.domain_key(), tuple(sorted(caps.items())))
+        search = self.searches.get(key)
+        if search is None:
+            search = CompiledTask(ground(classical_problem(d, caps=caps)), max_nodes=self.max_nodes)
+            self.searches[key] = search
+            self.ground_calls += 1
+        state = search.task.state(*classical_atoms(d, caps))
+        if state is None:
+            return None
+        plan = search.solve(*state)
+        return None if plan is None else _steps(search.task, plan)
+
+    def close(self) -> None:
+        self.searches.clear()
