@@ -14,37 +14,38 @@ from nesyworld.world.errors import SpecError
 Handler = Callable[[argparse.Namespace], int]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from nesyworld.experiments.cli import (
-        continual_commands,
-        experiment_commands,
-        generality_commands,
-        lifelong_commands,
-        matrix_commands,
-        multiagent_commands,
-        novelty_commands,
-        run_commands,
-        studio_commands,
-        symbolic_commands,
-        world_commands,
-    )
+MODULES = ("world_commands", "run_commands", "symbolic_commands", "novelty_commands",
+           "experiment_commands", "continual_commands", "studio_commands", "matrix_commands",
+           "lifelong_commands", "multiagent_commands", "generality_commands")
+"""The command groups, in the order `nesyworld --help` lists them."""
+
+COMMANDS = {
+    "specs": "world_commands", "classes": "world_commands", "check": "world_commands",
+    "show": "world_commands", "play": "world_commands", "replay": "world_commands",
+    "run": "run_commands", "pddl": "symbolic_commands", "plan": "symbolic_commands",
+    "parse": "symbolic_commands", "graph": "symbolic_commands",
+    "check-domain": "symbolic_commands", "novelties": "novelty_commands",
+    "diff": "novelty_commands", "experiment": "experiment_commands",
+    "report": "experiment_commands", "continual": "continual_commands",
+    "studio": "studio_commands", "matrix": "matrix_commands", "lifelong": "lifelong_commands",
+    "multiagent": "multiagent_commands", "generality": "generality_commands",
+}
+"""Which group defines each command, so that running one builds only its group's parser
+(some groups list shipped configs in their help, which costs a tenth of a second to read).
+tests/experiments/test_cli.py checks it against the groups themselves."""
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Every command's parser, or only the group of `command` when it names one."""
+    import importlib
 
     parser = argparse.ArgumentParser(
         prog="nesyworld",
         description="Hybrid planning-and-learning agents in open worlds.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    world_commands.add_commands(sub)
-    run_commands.add_commands(sub)
-    symbolic_commands.add_commands(sub)
-    novelty_commands.add_commands(sub)
-    experiment_commands.add_commands(sub)
-    continual_commands.add_commands(sub)
-    studio_commands.add_commands(sub)
-    matrix_commands.add_commands(sub)
-    lifelong_commands.add_commands(sub)
-    multiagent_commands.add_commands(sub)
-    generality_commands.add_commands(sub)
+    for name in (COMMANDS[command],) if command in COMMANDS else MODULES:
+        importlib.import_module(f"nesyworld.experiments.cli.{name}").add_commands(sub)
     return parser
 
 
@@ -61,7 +62,8 @@ def plain_python_kernels() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(next((w for w in words if not w.startswith("-")), None))
     args = parser.parse_args(argv)
     if argv is None and getattr(args, "kernels", None) == "python" \
             and getattr(args, "planner", None) != "in-process":  # its search is a kernel too

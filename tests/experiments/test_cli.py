@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -195,3 +196,18 @@ def test_help_loads_no_gym_numbers_or_planning_model() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_the_command_table_names_each_commands_group() -> None:
+    """main.COMMANDS lets a command build only its group's parser: it must match the groups."""
+    import importlib
+
+    from nesyworld.experiments.cli.main import COMMANDS, MODULES
+
+    found = {}
+    for name in MODULES:
+        parser = argparse.ArgumentParser()
+        sub = parser.add_subparsers()
+        importlib.import_module(f"nesyworld.experiments.cli.{name}").add_commands(sub)
+        found.update(dict.fromkeys(sub.choices, name))
+    assert found == COMMANDS
