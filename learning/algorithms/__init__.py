@@ -11,6 +11,9 @@ from nesyworld.learning.algorithms.masking import (
 )
 from nesyworld.learning.algorithms.networks import ICMFeatureNet, MaskedActor, ValueCritic
 from nesyworld.learning.algorithms.ppo import build_ppo
+from nesyworld.learning.algorithms.tianshou_cache import cache_tianshou_kernels
+
+cache_tianshou_kernels()  # before any policy or buffer compiles them
 
 __all__ = [
     "ActionMaskObservation", "CuriosityWrapper", "ICMFeatureNet", "MaskedActor", "ValueCritic",
