@@ -43,12 +43,26 @@ class PPOConfig:
 
     epochs_per_update: int = 8
     """Passes over each collected chunk (tianshou's `update_step_num_repetitions`). The paper's
-    table 7 lists 8 "batches per train", read here as 8 passes."""
+    table 7 lists 8 "batches per train", read here as 8 passes. Speed: the update's arithmetic
+    grows with passes x chunk whatever the minibatch; with large minibatches (see `batch_size`)
+    it is most of a training step, so 4 passes train about twice as fast as 8."""
 
     batch_size: int = 64
     """Minibatch size of the gradient steps. The paper uses 128; 64 doubles the gradient steps
     per collected chunk and, on the masked-gridworld test, roughly halved the env steps PPO
-    needed (lr and gradient steps per sample matter more than anything else there)."""
+    needed (lr and gradient steps per sample matter more than anything else there).
+
+    The trade-off, measured (experiments/benchmarks/training.py, one torch thread, beside the
+    minimal PPO of minimal_ppo.py in the same run): with 64 pogostick copies and 4,096-step
+    chunks, 64 x 8 passes trained at ~740 env steps/s and 2048 x 4 at ~5,300 (the minimal PPO:
+    ~770 and ~7,200); small minibatches pay a fixed cost per gradient step (a few
+    milliseconds of tiny matrix products, the optimiser and Python) that no collection path
+    removes. Sample efficiency, the recovery's own settings (2 envs, 500-step chunks, PPO+ICM),
+    seeds 0-2 of `experiments.recovery.run`: 256 x 8 needed no more env steps than 64 x 8 on
+    Axe (3,308/3,583/3,658 against 4,542/3,714/3,379 adaptation steps) and Fence (7,929/
+    3,893/3,798 against 19,905/5,212/4,156), but not on Fire (15,024/12,185 against 7,394/
+    27,112 for seeds 1-2, and seed 0 failed after 125,586 steps where 64 x 8 adapted in
+    74,377), so the default stays 64."""
 
     max_grad_norm: float | None = 0.5
     """Gradient-norm clip over actor and critic together; None disables it."""

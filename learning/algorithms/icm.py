@@ -17,11 +17,11 @@ from __future__ import annotations
 import gymnasium as gym
 from tianshou.algorithm.algorithm_base import OnPolicyAlgorithm, TrainingStats
 from tianshou.algorithm.modelbased.icm import ICMOnPolicyWrapper, ICMTrainingStats
-from tianshou.algorithm.optim import AdamOptimizerFactory
 from tianshou.data.types import RolloutBatchProtocol
 from tianshou.utils.net.discrete import IntrinsicCuriosityModule
 
 from nesyworld.learning.algorithms.networks import ICMFeatureNet
+from nesyworld.learning.algorithms.ppo import foreach_adam
 from nesyworld.learning.config import ICMConfig
 
 __all__ = ["CuriosityStats", "CuriosityWrapper", "build_icm"]
@@ -88,7 +88,7 @@ def build_icm(
     return CuriosityWrapper(
         wrapped_algorithm=algorithm,
         model=model,
-        optim=AdamOptimizerFactory(lr=config.lr),
+        optim=foreach_adam(config.lr),
         lr_scale=config.lr_scale,
         reward_scale=config.reward_scale,
         forward_loss_weight=config.forward_loss_weight,

@@ -1,19 +1,20 @@
 """Train PPO (+ICM) on any Gymnasium env with a Discrete action space, until convergence.
 
-`train(env_factory, config, ppo, icm)` runs its own loop over tianshou's Collector rather than
-tianshou's OnPolicyTrainer, because the trainer's early stop sees only one scalar score (and
-only the best one so far), while the paper's convergence test needs the per-epoch success rate
-and mean reward history. The loop is the on-policy trainer's core: collect a chunk inside
-`policy_within_training_step` (so actions are sampled), `algorithm.update` on the whole buffer,
-clear the buffer keeping episode statistics; every `epoch_length` steps, evaluate on separate
-envs and apply the convergence test. The envs are N single envs in tianshou's vector envs, or
-one native Gymnasium vector env behind `VectorEnvAdapter` (vector_adapter.py).
+`train(env_factory, config, ppo, icm)` runs its own loop rather than tianshou's OnPolicyTrainer,
+because the trainer's early stop sees only one scalar score (and only the best one so far),
+while the paper's convergence test needs the per-epoch success rate and mean reward history.
+The loop is the on-policy trainer's core: collect a chunk inside `policy_within_training_step`
+(so actions are sampled), `algorithm.update` on it; every `epoch_length` steps, evaluate on
+separate envs and apply the convergence test. Training chunks come from the lean `Rollout`
+(rollout.py), which gives the transitions tianshou's Collector would, without its per-step
+bookkeeping; evaluation keeps the Collector (its n_episode logic, and it is not timed). The
+envs are N single envs in tianshou's vector envs, or one native Gymnasium vector env behind
+`VectorEnvAdapter` (vector_adapter.py).
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -34,6 +35,7 @@ from nesyworld.learning.training.checkpoint import Checkpoint
 from nesyworld.learning.training.convergence import ConvergenceTest
 from nesyworld.learning.training.envs import EnvFactory, make_envs
 from nesyworld.learning.training.learner import Learner, build_learner
+from nesyworld.learning.training.rollout import Rollout, step_envs
 from nesyworld.learning.training.vector_adapter import VectorEnvAdapter, VectorEnvFactory
 
 __all__ = ["EpochRecord", "TrainResult", "train"]
@@ -46,13 +48,11 @@ evaluation episodes would misreport their length (not their return or success)."
 
 
 class _SuccessRecorder(StepHook):
-    """Collector step hook that records the success flag of every episode that ends.
+    """Evaluation collector step hook that records the success flag of every episode that ends.
 
     Why a step hook and not the episode batch tianshou hands to CollectStats: that batch is
-    sliced from the replay buffer, which the on-policy loop clears after every update, so for
-    an episode spanning an update it holds only the part since the update (tianshou 2.0.1's
-    `CollectStats.lens` are wrong for such episodes too; returns are right, being accumulated
-    separately) and can be empty.
+    sliced from the replay buffer, and the flag belongs to the step that ended the episode
+    (the training side gets the same flags from `Rollout`'s ChunkStats).
     """
 
     def __init__(self) -> None:
@@ -228,11 +228,7 @@ def _run(
 ) -> TrainResult:
     n_envs = config.num_envs
     algorithm, policy = learner.algorithm, learner.ppo.policy
-    chunk_cap = math.ceil(config.collect_chunk / n_envs) * n_envs
-    train_success, eval_success = _SuccessRecorder(), _SuccessRecorder()
-    train_collector = Collector(
-        algorithm, train_envs, VectorReplayBuffer(chunk_cap, n_envs), on_step_hook=train_success
-    )
+    eval_success = _SuccessRecorder()
     # Each eval env's buffer must hold a whole episode: tianshou takes episode lengths from it.
     per_env = (config.max_episode_steps or MAX_UNLIMITED_EVAL_EPISODE) + 1
     eval_collector = Collector(
@@ -241,7 +237,7 @@ def _run(
         VectorReplayBuffer(per_env * len(eval_envs), len(eval_envs)),
         on_step_hook=eval_success,
     )
-    train_collector.reset()
+    rollout = Rollout(step_envs(train_envs), policy.actor)
     eval_collector.reset()
     test = ConvergenceTest.from_config(config)
     env_steps = eval_steps = 0
@@ -267,18 +263,17 @@ def _run(
                 if env_steps + n > config.step_budget:
                     break
                 with policy_within_training_step(policy):
-                    cstats = train_collector.collect(n_step=n)
+                    buffer, chunk = rollout.collect(n)
                     ustats = algorithm.update(
-                        buffer=train_collector.buffer,
+                        buffer=buffer,
                         batch_size=learner.ppo_config.batch_size,
                         repeat=learner.ppo_config.epochs_per_update,
                     )
-                train_collector.reset_buffer(keep_statistics=True)
-                env_steps += cstats.n_collected_steps
-                epoch_steps += cstats.n_collected_steps
-                pbar.update(cstats.n_collected_steps)
-                returns.extend(np.asarray(cstats.returns, dtype=float).tolist())
-                successes.extend(train_success.pop())
+                env_steps += chunk.steps
+                epoch_steps += chunk.steps
+                pbar.update(chunk.steps)
+                returns.extend(chunk.returns)
+                successes.extend(chunk.successes)
                 for key, value in ustats.get_loss_stats_dict().items():
                     if isinstance(value, int | float):
                         losses.setdefault(key, []).append(float(value))

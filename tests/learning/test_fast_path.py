@@ -1,0 +1,140 @@
+"""The lean training path changes speed, not learning: `Rollout` gives the transitions tianshou's
+Collector gives (same actions from the same random stream), its buffer gives the same update,
+the tensor minibatch view and the foreach Adam give bit-identical weights."""
+
+from __future__ import annotations
+
+import functools
+from types import SimpleNamespace
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+from tianshou.algorithm import PPO
+from tianshou.data import Collector, VectorReplayBuffer
+from tianshou.env import DummyVectorEnv
+from tianshou.utils.torch_utils import policy_within_training_step
+
+from nesyworld.learning import ICMConfig, PPOConfig, VectorEnvAdapter, build_learner
+from nesyworld.learning.algorithms.masking import ActionMaskObservation
+from nesyworld.learning.algorithms.ppo import foreach_adam
+from nesyworld.learning.training.rollout import Rollout, step_envs
+
+CHUNK, N_ENVS = 24, 3
+FIELDS = ("act", "rew", "terminated", "truncated", "done")
+
+
+def _envs(kind: str, grid: SimpleNamespace, native_chain: type) -> tuple[Any, gym.Space, Any]:
+    """A training vector env of `kind` ("dummy": single envs, "native": a gymnasium
+    VectorEnv behind the adapter), its raw observation space and action space."""
+    if kind == "dummy":
+        def make() -> gym.Env:
+            return ActionMaskObservation(grid.GridWorld(max_steps=7))
+        probe = grid.GridWorld()
+        return DummyVectorEnv([make] * N_ENVS), probe.observation_space, probe.action_space
+    adapter = VectorEnvAdapter(native_chain(N_ENVS), max_episode_steps=9)
+    return adapter, adapter.raw_observation_space, adapter.single_action_space
+
+
+def _collect_both(kind: str, grid: SimpleNamespace, native_chain: type,
+                  icm: ICMConfig | None = None) -> tuple[list, list, list]:
+    """Two chunks from the Collector and from Rollout, same seeds; and their learners."""
+    out: dict[str, list] = {"collector": [], "rollout": []}
+    learners = []
+    for how in out:
+        venv, obs_space, act_space = _envs(kind, grid, native_chain)
+        torch.manual_seed(0)
+        learner = build_learner(obs_space, act_space, PPOConfig(batch_size=8), icm, False)
+        learners.append(learner)
+        venv.seed(3)
+        torch.manual_seed(1)
+        policy = learner.ppo.policy
+        if how == "collector":
+            collector = Collector(learner.algorithm, venv, VectorReplayBuffer(CHUNK, N_ENVS))
+            collector.reset()
+            for _ in range(2):
+                with policy_within_training_step(policy):
+                    collector.collect(n_step=CHUNK)
+                out[how].append(collector.buffer)
+                collector.buffer = VectorReplayBuffer(CHUNK, N_ENVS)
+        else:
+            rollout = Rollout(step_envs(venv), policy.actor)
+            for _ in range(2):
+                with policy_within_training_step(policy):
+                    out[how].append(rollout.collect(CHUNK)[0])
+    return out["collector"], out["rollout"], learners
+
+
+@pytest.mark.parametrize("kind", ["dummy", "native"])
+def test_rollout_gives_the_collectors_transitions(
+    kind: str, grid: SimpleNamespace, native_chain: type
+) -> None:
+    expected, actual, _ = _collect_both(kind, grid, native_chain)
+    for old, new in zip(expected, actual, strict=True):
+        a, _ = old.sample(0)
+        b, _ = new.sample(0)
+        for key in FIELDS:
+            np.testing.assert_array_equal(np.asarray(a[key]), np.asarray(b[key]), err_msg=key)
+        for key in ("obs", "obs_next"):
+            np.testing.assert_array_equal(a[key].obs, b[key].obs, err_msg=key)
+            np.testing.assert_array_equal(a[key].mask, b[key].mask, err_msg=key)
+        np.testing.assert_array_equal(old.unfinished_index(), new.unfinished_index())
+    assert any(b.sample(0)[0].done.any() for b in actual)  # episodes ended inside chunks
+
+
+@pytest.mark.parametrize("icm", [None, ICMConfig()])
+def test_update_from_the_rollout_buffer_is_the_same(
+    icm: ICMConfig | None, grid: SimpleNamespace, native_chain: type
+) -> None:
+    """Same weights after PPO(+ICM) updates on the Collector's buffer (with tianshou's own
+    minibatch loop) and on the RolloutBuffer (with the tensor minibatch view)."""
+    expected, actual, (old, new) = _collect_both("dummy", grid, native_chain, icm)
+    # the reference learner runs tianshou's PPO minibatch loop as it is
+    old.ppo._update_with_batch = functools.partial(PPO._update_with_batch, old.ppo)  # type: ignore[method-assign]
+    for learner, buffers in ((old, expected), (new, actual)):
+        np.random.seed(0)
+        with policy_within_training_step(learner.ppo.policy):
+            for buffer in buffers:
+                learner.algorithm.update(buffer=buffer, batch_size=8, repeat=2)
+    for p, q in zip(old.algorithm.parameters(), new.algorithm.parameters(), strict=True):
+        assert torch.equal(p, q)
+
+
+def test_foreach_adam_is_bit_identical() -> None:
+    torch.manual_seed(0)
+    nets = [torch.nn.Sequential(torch.nn.Linear(5, 7), torch.nn.ReLU(), torch.nn.Linear(7, 3))
+            for _ in range(2)]
+    nets[1].load_state_dict(nets[0].state_dict())
+    plain = torch.optim.Adam(nets[0].parameters(), lr=1e-2, foreach=False)
+    fast, _ = foreach_adam(1e-2).create_instances(nets[1])
+    x = torch.randn(16, 5)
+    for _ in range(20):
+        for net, opt in ((nets[0], plain), (nets[1], fast)):
+            opt.zero_grad()
+            net(x).pow(2).mean().backward()
+            opt.step()
+    for p, q in zip(nets[0].parameters(), nets[1].parameters(), strict=True):
+        assert torch.equal(p, q)
+
+
+def test_no_grad_batch_size_changes_no_value() -> None:
+    """PPO's value and old log-prob calls in one piece (NO_GRAD_BATCH) or in tianshou's
+    256-row pieces give the same rows, bit for bit."""
+    from nesyworld.learning.algorithms.networks import MaskedActor, ValueCritic
+
+    torch.manual_seed(0)
+    critic, actor = ValueCritic(40, (256, 64)), MaskedActor(40, 7, (256, 64))
+    x, mask = (torch.rand(1000, 40) < 0.2).float(), torch.rand(1000, 7) < 0.5
+    with torch.no_grad():
+        for net, arg in ((critic, x), (actor, {"obs": x, "mask": mask})):
+            out = net(arg)
+            whole = out[0] if isinstance(out, tuple) else out
+            parts = []
+            for i in range(0, 1000, 256):
+                piece = arg[i:i + 256] if torch.is_tensor(arg) else {
+                    k: v[i:i + 256] for k, v in arg.items()}
+                got = net(piece)
+                parts.append(got[0] if isinstance(got, tuple) else got)
+            assert torch.equal(whole, torch.cat(parts))
