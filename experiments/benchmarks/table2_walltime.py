@@ -10,7 +10,7 @@ per novelty), else from one Axe recovery measured here. The model of a run then 
 the paper's T_adapt, and the final evaluation.
 
     python -m nesyworld.experiments.benchmarks.table2_walltime --steps 2000 \\
-        [--recovery results/recovery.jsonl]
+        [--recovery results/recovery.jsonl] [--copies 64 --chunk 4096 --minibatch 2048 --passes 4]
 """
 
 from __future__ import annotations
@@ -32,16 +32,39 @@ from nesyworld.experiments.protocol.paper_table2 import load_paper_table2
 NOVELTIES = ("axe", "chest", "distance", "fence", "fire")
 
 
-def rl_rates(steps: int) -> dict[str, float]:
+@dataclasses.dataclass(frozen=True)
+class RLSettings:
+    """How the RL baselines would be trained: the copies stepped together, the update chunk,
+    and PPO's minibatch and passes. The defaults are the baselines' own (RLConfig); larger
+    minibatches with fewer passes run several times faster per env step (see PPOConfig's
+    batch_size) but are not the paper's hyperparameters, so their learning is not its."""
+
+    copies: int | None = None
+    chunk: int | None = None
+    minibatch: int | None = None
+    passes: int | None = None
+
+
+def rl_rates(steps: int, settings: RLSettings = RLSettings()) -> dict[str, float]:
     """PPO training steps/s (after a warm-up call that pays tianshou's compilation) and the
     trained policy's acting steps/s in evaluation episodes."""
     from nesyworld.hybrid import RLAgent, RLConfig, run_episode
     from nesyworld.hybrid.baselines.rl_agents import PRE_NOVELTY_TRAIN
+    from nesyworld.learning import PPOConfig
     from nesyworld.world.envs import NesyGridEnv
 
-    config = RLConfig(train=dataclasses.replace(
-        PRE_NOVELTY_TRAIN, progress=False, eval_episodes=1, max_episode_steps=400,
-        epoch_length=steps))
+    train = dataclasses.replace(PRE_NOVELTY_TRAIN, progress=False, eval_episodes=1,
+                                max_episode_steps=400, epoch_length=steps)
+    if settings.copies:
+        train = dataclasses.replace(train, num_envs=settings.copies)
+    if settings.chunk:
+        train = dataclasses.replace(train, collect_chunk=settings.chunk)
+    ppo = PPOConfig()
+    if settings.minibatch:
+        ppo = dataclasses.replace(ppo, batch_size=settings.minibatch)
+    if settings.passes:
+        ppo = dataclasses.replace(ppo, epochs_per_update=settings.passes)
+    config = RLConfig(train=train, ppo=ppo)
     agent = RLAgent(NesyGridEnv("pogostick"), config=config)
     agent.learn(steps=min(steps, 500))
     t = time.perf_counter()
@@ -129,11 +152,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--recovery", type=Path, default=None,
                         help="results of the recovery experiment (JSON lines)")
+    parser.add_argument("--copies", type=int, help="RL: env copies stepped together")
+    parser.add_argument("--chunk", type=int, help="RL: env steps per PPO update")
+    parser.add_argument("--minibatch", type=int, help="RL: PPO minibatch size")
+    parser.add_argument("--passes", type=int, help="RL: PPO passes per update")
     args = parser.parse_args(argv)
+    settings = RLSettings(args.copies, args.chunk, args.minibatch, args.passes)
     reference = run(gymnasium.make(REFERENCE_ID), 20_000, 0)["steps_per_s"]
-    rates = {**rl_rates(args.steps), "planning_steps_per_s": planning_rate()}
+    rates = {**rl_rates(args.steps, settings), "planning_steps_per_s": planning_rate()}
     ratios = {k: round(v / reference, 4) for k, v in rates.items()}
     result = {"reference": REFERENCE_ID, "reference_steps_per_s": round(reference),
+              "rl_settings": dataclasses.asdict(settings),
               "rates": {k: round(v, 1) for k, v in rates.items()},
               "ratios_to_reference": ratios,
               **estimate(rates, recovery_seconds(args.recovery))}
