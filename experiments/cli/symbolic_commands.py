@@ -150,8 +150,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from nesyworld.symbolic.derivation.derive import derive
     from nesyworld.symbolic.planning.planners import Planner
 
+    try:
+        planner = Planner(args.planner, timeout=args.timeout)
+    except KeyError as err:  # unknown or removed: the registry says which, and why
+        print(f"error: --planner: {err.args[0]}", file=sys.stderr)
+        return 2
     derivation = derive(_spec(args.spec, args.novelty), seed=args.seed)
-    with Planner(args.planner, timeout=args.timeout) as planner:
+    with planner:
         result = planner.plan(derivation)
     data = {"planner": result.planner, "status": result.status, "length": len(result),
             "seconds": round(result.seconds, 4), "plan": [str(s) for s in result.steps],
