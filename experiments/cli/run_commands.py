@@ -30,7 +30,7 @@ def add_commands(sub: Any) -> None:
                         "agent's knowledge stays pre-novelty")
     p.add_argument("--mode", choices=["macro", "primitive"], default="macro",
                    help="planning agent: one-step macro actions, or skills of primitive moves")
-    p.add_argument("--planner", default="in-process",
+    p.add_argument("--planner", default="fast-downward",
                    help="a registered planner (`nesyworld plan --help` lists them)")
     p.add_argument("--episodes", type=int, default=None,
                    help="episodes to run (default 1); for a hybrid agent, the frozen "

@@ -7,7 +7,8 @@ The loop is the on-policy trainer's core: collect a chunk inside `policy_within_
 (so actions are sampled), `algorithm.update` on it; every `epoch_length` steps, evaluate on
 separate envs and apply the convergence test. Training chunks come from the lean `Rollout`
 (rollout.py), which gives the transitions tianshou's Collector would, without its per-step
-bookkeeping; evaluation keeps the Collector (its n_episode logic, and it is not timed). The
+bookkeeping; evaluation likewise runs the Collector's n_episode logic without it
+(evaluation.py; `LEAN_EVALUATION = False` goes back to the Collector itself). The
 envs are N single envs in tianshou's vector envs, or one native Gymnasium vector env behind
 `VectorEnvAdapter` (vector_adapter.py).
 """
@@ -23,20 +24,18 @@ from typing import Any
 import numpy as np
 import torch
 import tqdm
-from tianshou.data import Collector, CollectStats, VectorReplayBuffer
-from tianshou.data.collector import StepHook
 from tianshou.env import BaseVectorEnv
 from tianshou.utils.torch_utils import policy_within_training_step
 
-from nesyworld.learning.algorithms.masking import SUCCESS_INFO_KEY
 from nesyworld.learning.config import ICMConfig, PPOConfig, TrainConfig
 from nesyworld.learning.policy import Policy
 from nesyworld.learning.training.checkpoint import Checkpoint
 from nesyworld.learning.training.convergence import ConvergenceTest
 from nesyworld.learning.training.envs import EnvFactory, make_envs
+from nesyworld.learning.training.evaluation import CollectorEvaluation, LeanEvaluation
 from nesyworld.learning.training.learner import Learner, build_learner
 from nesyworld.learning.training.rollout import Rollout, step_envs
-from nesyworld.learning.training.vector_adapter import VectorEnvAdapter, VectorEnvFactory
+from nesyworld.learning.training.vector_adapter import VectorEnvFactory
 
 __all__ = ["EpochRecord", "TrainResult", "train"]
 
@@ -44,30 +43,12 @@ log = logging.getLogger(__name__)
 
 MAX_UNLIMITED_EVAL_EPISODE = 10_000
 """Evaluation buffer length per env when TrainConfig.max_episode_steps is None; longer
-evaluation episodes would misreport their length (not their return or success)."""
+evaluation episodes would misreport their length (not their return or success) on the
+Collector path."""
 
-
-class _SuccessRecorder(StepHook):
-    """Evaluation collector step hook that records the success flag of every episode that ends.
-
-    Why a step hook and not the episode batch tianshou hands to CollectStats: that batch is
-    sliced from the replay buffer, and the flag belongs to the step that ended the episode
-    (the training side gets the same flags from `Rollout`'s ChunkStats).
-    """
-
-    def __init__(self) -> None:
-        self.flags: list[bool] = []
-
-    def __call__(self, action_batch: Any, rollout_batch: Any) -> None:
-        done = np.asarray(rollout_batch.done, dtype=bool)
-        if done.any():
-            success = rollout_batch.info.get(SUCCESS_INFO_KEY)
-            flags = np.zeros(len(done), bool) if success is None else np.asarray(success, bool)
-            self.flags.extend(flags[done].tolist())
-
-    def pop(self) -> list[bool]:
-        flags, self.flags = self.flags, []
-        return flags
+LEAN_EVALUATION = True
+"""Evaluate with `LeanEvaluation` (same episodes, steps and random stream as the Collector,
+checked by tests/learning/test_fast_path.py) rather than tianshou's Collector."""
 
 
 @dataclass(frozen=True)
@@ -139,18 +120,15 @@ def _mean(xs: Any, default: float = 0.0) -> float:
     return float(arr.mean()) if arr.size else default
 
 
-def _evaluate(collector: Collector, episodes: int) -> tuple[CollectStats, int]:
-    """Run `episodes` evaluation episodes from fresh resets; also return the env steps taken.
-
-    The collector resets its envs at the end of an n_episode collection (and once before the
-    first evaluation), so every evaluation starts new episodes. The steps taken exceed the
-    collected ones when a native vector env stepped envs the collector no longer used.
-    """
-    stats = collector.collect(n_episode=episodes)
-    collector.reset_buffer()
-    env = collector.env
-    idle = env.pop_idle_steps() if isinstance(env, VectorEnvAdapter) else 0
-    return stats, stats.n_collected_steps + idle
+def _evaluation(
+    policy: Any, eval_envs: BaseVectorEnv, config: TrainConfig
+) -> CollectorEvaluation | LeanEvaluation:
+    """The evaluation path: the lean loop, or tianshou's Collector (same results, slower)."""
+    if LEAN_EVALUATION:
+        return LeanEvaluation(eval_envs, policy)
+    # Each eval env's buffer must hold a whole episode: tianshou takes episode lengths from it.
+    per_env = (config.max_episode_steps or MAX_UNLIMITED_EVAL_EPISODE) + 1
+    return CollectorEvaluation(eval_envs, policy, per_env)
 
 
 def train(
@@ -228,17 +206,8 @@ def _run(
 ) -> TrainResult:
     n_envs = config.num_envs
     algorithm, policy = learner.algorithm, learner.ppo.policy
-    eval_success = _SuccessRecorder()
-    # Each eval env's buffer must hold a whole episode: tianshou takes episode lengths from it.
-    per_env = (config.max_episode_steps or MAX_UNLIMITED_EVAL_EPISODE) + 1
-    eval_collector = Collector(
-        policy,
-        eval_envs,
-        VectorReplayBuffer(per_env * len(eval_envs), len(eval_envs)),
-        on_step_hook=eval_success,
-    )
     rollout = Rollout(step_envs(train_envs), policy.actor)
-    eval_collector.reset()
+    evaluation = _evaluation(policy, eval_envs, config)
     test = ConvergenceTest.from_config(config)
     env_steps = eval_steps = 0
     epochs: list[EpochRecord] = []
@@ -280,9 +249,9 @@ def _run(
             if epoch_steps == 0:
                 break
             train_seconds = time.perf_counter() - epoch_t0
-            ev, ev_steps = _evaluate(eval_collector, config.eval_episodes)
-            eval_steps += ev_steps
-            rates = [*(r.success_rate for r in epochs), _mean(eval_success.pop())]
+            ev = evaluation.run(config.eval_episodes)
+            eval_steps += ev.env_steps
+            rates = [*(r.success_rate for r in epochs), _mean(ev.successes)]
             rewards = [*(r.mean_reward for r in epochs), _mean(ev.returns)]
             converged, reason = test.check(rates, rewards)
             record = EpochRecord(
@@ -292,8 +261,8 @@ def _run(
                 success_rate=rates[-1],
                 mean_reward=rewards[-1],
                 mean_length=_mean(ev.lens),
-                eval_episodes=ev.n_collected_episodes,
-                eval_steps=ev_steps,
+                eval_episodes=ev.episodes,
+                eval_steps=ev.env_steps,
                 train_episodes=len(returns),
                 train_success_rate=_mean(successes, default=float("nan")),
                 train_mean_reward=_mean(returns, default=float("nan")),

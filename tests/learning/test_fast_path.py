@@ -1,6 +1,7 @@
 """The lean training path changes speed, not learning: `Rollout` gives the transitions tianshou's
 Collector gives (same actions from the same random stream), its buffer gives the same update,
-the tensor minibatch view and the foreach Adam give bit-identical weights."""
+the tensor minibatch view and the foreach Adam give bit-identical weights, and `LeanEvaluation`
+gives the Collector's evaluation episodes, env steps, random draws and env state."""
 
 from __future__ import annotations
 
@@ -20,6 +21,11 @@ from tianshou.utils.torch_utils import policy_within_training_step
 from nesyworld.learning import ICMConfig, PPOConfig, VectorEnvAdapter, build_learner
 from nesyworld.learning.algorithms.masking import ActionMaskObservation
 from nesyworld.learning.algorithms.ppo import foreach_adam
+from nesyworld.learning.training.evaluation import (
+    CollectorEvaluation,
+    EvalResult,
+    LeanEvaluation,
+)
 from nesyworld.learning.training.rollout import Rollout, step_envs
 
 CHUNK, N_ENVS = 24, 3
@@ -138,3 +144,64 @@ def test_no_grad_batch_size_changes_no_value() -> None:
                 got = net(piece)
                 parts.append(got[0] if isinstance(got, tuple) else got)
             assert torch.equal(whole, torch.cat(parts))
+
+
+def _evaluate_both(kind: str, greedy: bool, grid: SimpleNamespace, native_chain: type,
+                   episodes: int) -> dict[str, Any]:
+    """Three evaluations of `episodes` episodes by each path, same seeds; then each path's
+    torch RNG state, the observations it left the envs reset to, and one more env step."""
+    out: dict[str, Any] = {}
+    for how in ("collector", "lean"):
+        if kind == "dummy":  # CartPole: random starts, random-policy episodes of many lengths
+            venv = DummyVectorEnv([lambda: ActionMaskObservation(gym.make("CartPole-v1"))] * N_ENVS)
+            probe = gym.make("CartPole-v1")
+            obs_space, act_space = probe.observation_space, probe.action_space
+        else:
+            venv, obs_space, act_space = _envs(kind, grid, native_chain)
+        torch.manual_seed(0)
+        learner = build_learner(obs_space, act_space, PPOConfig(), None, greedy)
+        venv.seed(5)
+        torch.manual_seed(2)
+        policy = learner.ppo.policy
+        ev = (CollectorEvaluation(venv, policy, 501) if how == "collector"
+              else LeanEvaluation(venv, policy))
+        results: list[EvalResult] = [ev.run(episodes) for _ in range(3)]
+        if isinstance(ev, CollectorEvaluation):
+            pre = ev.collector._pre_collect_obs_RO
+            obs, mask = np.stack([o["obs"] for o in pre]), np.stack([o["mask"] for o in pre])
+        else:
+            obs, mask = ev._obs, ev._mask
+        after = venv.step(mask.argmax(axis=1), None)
+        out[how] = (results, torch.get_rng_state(), obs, mask, after)
+        venv.close()
+    return out
+
+
+@pytest.mark.parametrize("greedy", [False, True])
+@pytest.mark.parametrize("kind", ["dummy", "native"])
+def test_lean_evaluation_is_the_collectors(
+    kind: str, greedy: bool, grid: SimpleNamespace, native_chain: type
+) -> None:
+    """Same episodes (returns, lengths, successes, order), steps (idle ones included), torch
+    random draws and env state afterwards, with surplus envs dropping out (5 episodes, 3 envs)."""
+    both = _evaluate_both(kind, greedy, grid, native_chain, episodes=2 * N_ENVS - 1)
+    (old, old_rng, old_obs, old_mask, old_after) = both["collector"]
+    (new, new_rng, new_obs, new_mask, new_after) = both["lean"]
+    for a, b in zip(old, new, strict=True):
+        np.testing.assert_array_equal(a.returns, b.returns)
+        np.testing.assert_array_equal(a.lens, b.lens)
+        assert a.returns.dtype == b.returns.dtype and a.lens.dtype == b.lens.dtype
+        assert a.successes == b.successes
+        assert a.episodes == b.episodes == 2 * N_ENVS - 1
+        assert (a.collected_steps, a.env_steps) == (b.collected_steps, b.env_steps)
+    assert torch.equal(old_rng, new_rng)
+    np.testing.assert_array_equal(old_obs, new_obs)
+    np.testing.assert_array_equal(old_mask, new_mask)
+    for x, y in zip(old_after[:4], new_after[:4], strict=True):
+        if x.dtype == object:
+            x, y = np.stack([o["obs"] for o in x]), np.stack([o["obs"] for o in y])
+        np.testing.assert_array_equal(x, y)
+    if not greedy:  # sampled actions: episodes of different lengths, so surplus envs drop out
+        assert len({int(n) for r in new for n in r.lens}) > 1
+        if kind == "native":
+            assert sum(r.env_steps - r.collected_steps for r in new) > 0  # idle steps counted
