@@ -113,8 +113,14 @@ def show_hybrid(event: Any) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from nesyworld.hybrid import run_episode, summarize
     from nesyworld.hybrid.recording.writer import EpisodeRecorder
+    from nesyworld.symbolic.planning.planners import PLANNERS, REMOVED
     from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 
+    if args.planner not in PLANNERS:  # before any env is made: a one-line error, not a trace
+        why = (f"was {REMOVED[args.planner]}" if args.planner in REMOVED
+               else f"is not registered; registered: {', '.join(PLANNERS)}")
+        print(f"error: --planner: '{args.planner}' {why}", file=sys.stderr)
+        return 2
     env: Any = NesyGridEnv(args.spec, render_mode="ansi" if args.render else None)
     if args.novelty:  # on their schedule: before an episode, or at a step mid-episode
         env = NoveltyInjector(env, args.novelty)

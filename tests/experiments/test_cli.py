@@ -204,6 +204,7 @@ def test_the_command_table_names_each_commands_group() -> None:
 
 def test_an_unknown_or_removed_planner_is_a_one_line_error(capsys: pytest.CaptureFixture[str]
                                                           ) -> None:
-    for name, why in (("pyperplan", "conditional effects"), ("nope", "registered:")):
-        code, _, err = run(capsys, "plan", "pogostick", "--planner", name)
-        assert code == 2 and why in err and len(err.strip().splitlines()) == 1
+    for command in ("plan", "run"):
+        for name, why in (("pyperplan", "conditional effects"), ("nope", "registered:")):
+            code, _, err = run(capsys, command, "pogostick", "--planner", name)
+            assert code == 2 and why in err and len(err.strip().splitlines()) == 1
