@@ -12,7 +12,7 @@ an `OperatorFailure`, which says in one line what went wrong.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -31,6 +31,7 @@ from nesyworld.world.actions.schema import (
     CountAtLeast,
     CountChange,
     Fact,
+    OperatorSchema,
     SetFact,
 )
 
@@ -115,16 +116,24 @@ def declared_change(op: GroundOperator) -> Change:
     return out
 
 
-def named_types(op: GroundOperator) -> set[str]:
-    """Every type the operator names (bound), air excluded."""
-    b = op.binding
+def mentioned_names(schema: OperatorSchema, binding: Mapping[str, str] | None = None
+                    ) -> set[str]:
+    """Every name the operator's facts and counts mention, parameters replaced by `binding`
+    where it binds them (a lifted operator keeps its "?x" parameters)."""
+    b = binding or {}
     names: set[str] = set()
-    for item in (*op.schema.preconditions, *op.schema.effects):
+    for item in (*schema.preconditions, *schema.effects):
         if isinstance(item, (Fact, SetFact)):
             names.update(b.get(a, a) for a in item.args)
         elif isinstance(item, (CountAtLeast, CountChange)):
             names.add(b.get(item.arg, item.arg))
-    return {n for n in names if not n.startswith("?") and n != AIR}
+    return names
+
+
+def named_types(op: GroundOperator) -> set[str]:
+    """Every type the operator names (bound), air excluded."""
+    return {n for n in mentioned_names(op.schema, op.binding)
+            if not n.startswith("?") and n != AIR}
 
 
 def undeclared(op: GroundOperator, z0: SymbolicState, z1: SymbolicState) -> list[str]:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from nesyworld.hybrid.execution.monitor import mentioned_names
 from nesyworld.hybrid.execution.operators import GroundOperator
 from nesyworld.hybrid.repair.evidence import Change, Evidence
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
@@ -263,21 +264,11 @@ def role_substitutes(evidence: Evidence, kb: KnowledgeBase,
             if not set(parents.get(old, ())) & set(parents.get(new, ())):
                 continue
             copies = tuple(rename_type(op, old, new) for op in kb.active
-                           if old in _mentions(op))
+                           if old in mentioned_names(op))
             if copies:
                 out.append(Candidate("role", f"new type '{new}' in the role of absent "
                                      f"'{old}'", copies, (), rank=5))
     return out
-
-
-def _mentions(op: OperatorSchema) -> set[str]:
-    names: set[str] = set()
-    for item in (*op.preconditions, *op.effects):
-        if isinstance(item, (Fact, SetFact)):
-            names.update(item.args)
-        elif isinstance(item, (CountAtLeast, CountChange)):
-            names.add(item.arg)
-    return names
 
 
 def rename_type(op: OperatorSchema, old: str, new: str) -> OperatorSchema:
@@ -337,7 +328,7 @@ def declared_operators(world_operators: Sequence[OperatorSchema], new_actions: C
             continue
         pattern = re.compile(re.sub(r"\\\{\\\?[\w-]+\\\}", r"\\w+", re.escape(op.action)) + "$")
         if op.action in new or (op.params and any(pattern.match(a) for a in new)) or (
-                types & _mentions(op)):
+                types & mentioned_names(op)):
             out.append(op)
     return tuple(out)
 
