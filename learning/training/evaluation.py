@@ -33,6 +33,7 @@ from tianshou.env import BaseVectorEnv
 from tianshou.utils.torch_utils import torch_train_mode
 
 from nesyworld.learning.algorithms.masking import SUCCESS_INFO_KEY
+from nesyworld.learning.training.rollout import stack_observations
 from nesyworld.learning.training.vector_adapter import VectorEnvAdapter
 
 __all__ = ["CollectorEvaluation", "EvalResult", "Evaluation", "LeanEvaluation"]
@@ -106,11 +107,6 @@ class CollectorEvaluation:
                           self.success.pop(), steps, steps + _idle_steps(self.collector.env))
 
 
-def _stack(obs: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Per-env {"obs", "mask"} dicts (ActionMaskObservation's form) as two stacked arrays."""
-    return np.stack([o["obs"] for o in obs]), np.stack([o["mask"] for o in obs])
-
-
 class LeanEvaluation:
     """The Collector's n_episode loop without its buffer and batches (module docstring).
 
@@ -126,7 +122,7 @@ class LeanEvaluation:
 
     def _reset_all(self) -> tuple[np.ndarray, np.ndarray]:
         obs, _ = self.venv.reset()
-        return _stack(obs)
+        return stack_observations(obs)
 
     @torch.no_grad()
     def _act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -152,7 +148,7 @@ class LeanEvaluation:
             while True:
                 act = self._act(obs, mask)
                 next_obs, rew, term, trunc, infos = self.venv.step(act, ready)
-                obs, mask = _stack(next_obs)
+                obs, mask = stack_observations(next_obs)
                 done = np.logical_or(term, trunc)
                 steps += len(ready)
                 for j, i in enumerate(ready.tolist()):
@@ -169,7 +165,7 @@ class LeanEvaluation:
                     ep_ret[i], ep_len[i] = 0.0, 0
                 collected += len(local)
                 reset_obs, _ = self.venv.reset(env_id=ready[local])
-                obs[local], mask[local] = _stack(reset_obs)
+                obs[local], mask[local] = stack_observations(reset_obs)
                 if collected >= episodes:
                     break
                 surplus = len(ready) - (episodes - collected)

@@ -30,7 +30,7 @@ from nesyworld.learning.training.vector_adapter import VectorEnvAdapter
 
 __all__ = [
     "ChunkStats", "GymVectorEnvs", "Rollout", "RolloutBuffer", "StepEnvs", "TianshouEnvs",
-    "step_envs",
+    "stack_observations", "step_envs",
 ]
 
 Arrays = tuple[np.ndarray, np.ndarray]
@@ -50,7 +50,8 @@ class StepEnvs(Protocol):
         ...
 
 
-def _stack(dicts: Any) -> Arrays:
+def stack_observations(dicts: Any) -> Arrays:
+    """Per-env {"obs", "mask"} dicts (ActionMaskObservation's form) as two stacked arrays."""
     return (np.stack([d["obs"] for d in dicts]), np.stack([d["mask"] for d in dicts]))
 
 
@@ -63,12 +64,12 @@ class TianshouEnvs:
 
     def reset(self, ids: np.ndarray | None = None) -> Arrays:
         obs, _ = self.venv.reset(env_id=ids)
-        return _stack(obs)
+        return stack_observations(obs)
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, ...]:
         obs, rew, term, trunc, infos = self.venv.step(actions)
         success = np.array([bool(i.get("success", False)) for i in infos])
-        return (*_stack(obs), np.asarray(rew, np.float64), np.asarray(term, bool),
+        return (*stack_observations(obs), np.asarray(rew, np.float64), np.asarray(term, bool),
                 np.asarray(trunc, bool), success)
 
 

@@ -46,9 +46,8 @@ class CompiledTask:
     def __post_init__(self) -> None:
         acts = self.task.actions
         effects = [e for a in acts for e in a.conditional]
-        rules = [(a.pre.true, a.add, k) for k, a in enumerate(acts)]
-        rules += [(tuple(sorted({*a.pre.true, *c.true})), (atom,), k)
-                  for k, a in enumerate(acts) for c, atom, value in a.conditional if value]
+        rules = self.task.relaxed_rules()
+        self._rules = (*_csr(r[0] for r in rules), *_csr(r[1] for r in rules))
         self._arrays = (
             *_csr(a.pre.true for a in acts), *_csr(a.pre.false for a in acts),
             *_csr(a.add for a in acts), *_csr(a.delete for a in acts),
@@ -56,8 +55,7 @@ class CompiledTask:
             *_csr(c.true for c, _, _ in effects), *_csr(c.false for c, _, _ in effects),
             np.asarray([atom for _, atom, _ in effects], np.int64),
             np.asarray([value for _, _, value in effects], np.uint8),
-            *_csr(r[0] for r in rules), *_csr(r[1] for r in rules),
-            np.asarray([r[2] for r in rules], np.int64),
+            *self._rules, np.asarray([r[2] for r in rules], np.int64),
         )
         # fixed keys: the same task always hashes its states alike, so searches repeat
         rng = np.random.default_rng(0)
@@ -67,15 +65,28 @@ class CompiledTask:
         per_state = max(1, len(self.task.atoms))
         self.max_nodes = max(1, min(self.max_nodes, MAX_STATE_BYTES // per_state))
 
+    def _state(self, atoms: Iterable[int]) -> np.ndarray:
+        state = np.zeros(len(self.task.atoms), np.uint8)
+        state[list(atoms)] = 1
+        return state
+
+    def relaxed_reachable(self, init: Iterable[int], goal: Conditions) -> bool:
+        """Whether the goal's positive atoms are reachable ignoring deletes and negative
+        conditions: what the search's pruning (an infinite h_FF) asks of every state."""
+        from nesyworld.symbolic.planning.search_kernel import INF, relaxed_costs
+
+        n = len(self.task.atoms)
+        cost, supporter = np.empty(n, np.int64), np.empty(n, np.int64)
+        relaxed_costs(self._state(init), *self._rules, cost, supporter)
+        return all(cost[g] < INF for g in goal.true)
+
     def solve(self, init: Iterable[int], goal: Conditions) -> list[int] | None:
         """The plan as action numbers, None when provably there is none; SearchLimit when
         the node bound is reached first."""
         from nesyworld.symbolic.planning.search_kernel import FOUND, LIMIT, search, state_table
 
-        state = np.zeros(len(self.task.atoms), np.uint8)
-        state[list(init)] = 1
         status, plan, generated = search(
-            state, np.asarray(goal.true, np.int64), np.asarray(goal.false, np.int64),
+            self._state(init), np.asarray(goal.true, np.int64), np.asarray(goal.false, np.int64),
             *self._arrays, self._zobrist, self.weight, self.max_nodes, state_table())
         self.generated = int(generated)
         if status == LIMIT:

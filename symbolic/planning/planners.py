@@ -94,7 +94,7 @@ register_planner(
         "nesyworld-search",
         "classical",
         False,
-        "our compiled best-first search on g + h_add in this process, over the classical "
+        "our compiled best-first search on g + h_FF in this process, over the classical "
         "compilation ground once per domain: milliseconds a call, complete, plans not proven "
         "optimal (symbolic/planning/search_kernel.py)",
     )
@@ -158,8 +158,19 @@ IN_PROCESS = "nesyworld-search"
 """The engine searched in this process rather than through unified-planning's engines."""
 
 
-def _in_process_result(name: str, steps: list[tuple[str, tuple[str, ...]]] | None,
-                       start: float) -> PlanResult:
+def _in_process(name: str, search: Callable[[], list[tuple[str, tuple[str, ...]]] | None]
+                ) -> PlanResult:
+    """Run an in-process search and say what it found: a plan, a proof of none, or Unknown
+    for a task it cannot read or a search that hit its bound."""
+    from nesyworld.symbolic.planning.compiled_task import SearchLimit
+    from nesyworld.symbolic.planning.strips import UnsupportedTask
+
+    start = time.perf_counter()
+    try:
+        steps = search()
+    except (UnsupportedTask, SearchLimit) as exc:
+        return PlanResult("unknown", planner=name, seconds=time.perf_counter() - start,
+                          message=f"{type(exc).__name__}: {exc}")
     seconds = time.perf_counter() - start
     if steps is None:
         return PlanResult("unsolvable", (), name, seconds,
@@ -169,17 +180,11 @@ def _in_process_result(name: str, steps: list[tuple[str, tuple[str, ...]]] | Non
 
 
 def _solve(info: PlannerInfo, problem: Problem, timeout: float) -> PlanResult:
-    start = time.perf_counter()
     if info.engine == IN_PROCESS:
-        from nesyworld.symbolic.planning.compiled_task import SearchLimit
         from nesyworld.symbolic.planning.in_process import solve_problem
-        from nesyworld.symbolic.planning.strips import UnsupportedTask
 
-        try:
-            return _in_process_result(info.name, solve_problem(problem), start)
-        except (UnsupportedTask, SearchLimit) as exc:
-            return PlanResult("unknown", planner=info.name, seconds=time.perf_counter() - start,
-                              message=f"{type(exc).__name__}: {exc}")
+        return _in_process(info.name, lambda: solve_problem(problem))
+    start = time.perf_counter()
     try:
         with warnings.catch_warnings(), _private_cwd():
             warnings.simplefilter("ignore")  # "cannot establish whether X can solve this"
@@ -312,20 +317,13 @@ class Planner:
     def _plan_task(self, d: Derivation) -> PlanResult:
         if self.info.engine != IN_PROCESS or self._solve is not _solve:
             return self._solve(self.info, build_problem(d, self.info.form), self.timeout)
-        from nesyworld.symbolic.planning.compiled_task import SearchLimit
         from nesyworld.symbolic.planning.in_process import GroundTasks
-        from nesyworld.symbolic.planning.strips import UnsupportedTask
 
         if self._ground is None:
             self._ground = (GroundTasks() if self.max_nodes is None
                             else GroundTasks(max_nodes=self.max_nodes))
-        start = time.perf_counter()
-        try:
-            return _in_process_result(self.info.name, self._ground.solve(d), start)
-        except (UnsupportedTask, SearchLimit) as exc:
-            return PlanResult("unknown", planner=self.info.name,
-                              seconds=time.perf_counter() - start,
-                              message=f"{type(exc).__name__}: {exc}")
+        ground = self._ground
+        return _in_process(self.info.name, lambda: ground.solve(d))
 
     def _compared_only(self, d: Derivation, state: SymbolicState,
                        goal_items: tuple[tuple[str, int], ...]) -> SymbolicState:

@@ -74,10 +74,7 @@ def _base(d: Derivation, name: str) -> _Vocabulary:
             objects[name] = Object(name, root)
             problem.add_object(objects[name])
     facts = {}
-    # predicates only learned operators name (a property new since a novelty: on_fire)
-    learned = sorted({p for op in d.operators for p in _predicates(op)}
-                     - {FACING, HOLDING, *d.properties})
-    for pred in (FACING, HOLDING, *d.properties, *learned):
+    for pred in fact_predicates(d):
         facts[pred] = Fluent(pred, up.BoolType(), x=root)
         problem.add_fluent(facts[pred], default_initial_value=False)
     init = d.initial
@@ -87,6 +84,14 @@ def _base(d: Derivation, name: str) -> _Vocabulary:
         if prop in facts:
             problem.set_initial_value(facts[prop](objects[init.names[t]]), True)
     return _Vocabulary(problem, types, objects, facts)
+
+
+def fact_predicates(d: Derivation) -> list[str]:
+    """The boolean predicates of both forms: facing, holding, the world's properties, and
+    those only learned operators name (a property new since a novelty: on_fire)."""
+    learned = sorted({p for op in d.operators for p in _predicates(op)}
+                     - {FACING, HOLDING, *d.properties})
+    return [FACING, HOLDING, *d.properties, *learned]
 
 
 def _names(op: OperatorSchema) -> set[str]:
@@ -230,8 +235,7 @@ def classical_atoms(
     ground task needs to search from another state (symbolic/planning/in_process.py)."""
     init = d.initial
     atoms = [(FACING, (init.names[init.facing],)), (HOLDING, (init.names[init.holding],))]
-    known = {FACING, HOLDING, *d.properties} | {
-        p for op in d.operators for p in _predicates(op)}
+    known = set(fact_predicates(d))
     atoms += [(prop, (init.names[t],)) for prop, t in sorted(init.props) if prop in known]
     atoms += [(f"{fluent}_geq", (item, f"n{k}")) for fluent, item, k in _rungs(d, caps)]
     goal = [(f"{INVENTORY}_geq", (item, f"n{n}")) for item, n in sorted(d.goal.items()) if n > 0]

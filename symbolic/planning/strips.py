@@ -55,8 +55,6 @@ class StripsTask:
     init: frozenset[int]
     goal: Conditions
     index: dict[Atom, int] = field(default_factory=dict)
-    _relaxed: tuple[list[tuple[tuple[int, ...], tuple[int, ...]]], dict[int, list[int]]] | None \
-        = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.index = {a: i for i, a in enumerate(self.atoms)}
@@ -78,46 +76,16 @@ class StripsTask:
                 return None
         return init, Conditions(tuple(sorted(set(wanted))), ())
 
-    def relaxed_reachable(self, init: frozenset[int], goal: Conditions) -> bool:
-        """Whether the goal's positive atoms are reachable when deletes are ignored.
-
-        Negative conditions are read as always satisfiable, so this never calls a solvable
-        task unsolvable; it lets a search skip exhausting the state space of a task whose
-        goal names something no action can bring about. Each rule (an action's adds, or one
-        conditional add) counts its unmet conditions, so the pass is linear in the task."""
-        rules, watchers = self._rules()
-        missing = [len(conditions) for conditions, _ in rules]
-        reached = set(init)
-        queue = list(reached)
-        for r, (conditions, _) in enumerate(rules):
-            if not conditions:
-                queue.extend(a for a in rules[r][1] if a not in reached)
-                reached.update(rules[r][1])
-        while queue:
-            atom = queue.pop()
-            for r in watchers.get(atom, ()):
-                missing[r] -= 1
-                if missing[r] == 0:
-                    for a in rules[r][1]:
-                        if a not in reached:
-                            reached.add(a)
-                            queue.append(a)
-        return all(i in reached for i in goal.true)
-
-    def _rules(self) -> tuple[list[tuple[tuple[int, ...], tuple[int, ...]]],
-                              dict[int, list[int]]]:
-        if self._relaxed is None:
-            rules = []
-            for a in self.actions:
-                rules.append((a.pre.true, a.add))
-                rules += [(tuple(sorted({*a.pre.true, *c.true})), (i,))
-                          for c, i, v in a.conditional if v]
-            watchers: dict[int, list[int]] = {}
-            for r, (conditions, _) in enumerate(rules):
-                for atom in conditions:
-                    watchers.setdefault(atom, []).append(r)
-            self._relaxed = (rules, watchers)
-        return self._relaxed
+    def relaxed_rules(self) -> list[tuple[tuple[int, ...], tuple[int, ...], int]]:
+        """The delete relaxation as rules (conditions, atoms added, action number): one per
+        action for its adds, one per conditional add with the action's and the effect's
+        conditions. Negative conditions are dropped: read as always satisfiable, they keep
+        the relaxation from ever calling a solvable task unsolvable."""
+        rules = [(a.pre.true, a.add, k) for k, a in enumerate(self.actions)]
+        rules += [(tuple(sorted({*a.pre.true, *c.true})), (atom,), k)
+                  for k, a in enumerate(self.actions) for c, atom, value in a.conditional
+                  if value]
+        return rules
 
 
 Term = int | str

@@ -23,6 +23,7 @@ from unified_planning.plans import ActionInstance, SequentialPlan
 from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
 from nesyworld.symbolic.derivation.derive import Derivation, derive
 from nesyworld.symbolic.pddl.reader import read_pddl
+from nesyworld.symbolic.planning.compiled_task import CompiledTask
 from nesyworld.symbolic.planning.planners import PLANNERS, PlanCache, Planner, PlanStep
 from nesyworld.symbolic.planning.problems import classical_atoms, classical_problem, count_caps
 from nesyworld.symbolic.planning.strips import Conditions, UnsupportedTask, ground
@@ -178,9 +179,9 @@ def test_relaxed_reachability_ignores_deletes_not_conditions() -> None:
     task = ground(_switch_task())
     lit = task.index[("lit", ())]
     on = task.index[("on", ())]
-    assert task.relaxed_reachable(frozenset(), Conditions((lit,), ()))
+    assert CompiledTask(task).relaxed_reachable(frozenset(), Conditions((lit,), ()))
     flip_only = [a for a in task.actions if a.name == "flip"]
-    without_press = type(task)(task.atoms, flip_only, task.init, task.goal)
+    without_press = CompiledTask(type(task)(task.atoms, flip_only, task.init, task.goal))
     assert not without_press.relaxed_reachable(frozenset(), Conditions((lit,), ()))
     assert without_press.relaxed_reachable(frozenset({on}), Conditions((lit,), ()))
 
