@@ -182,8 +182,12 @@ class TrainConfig:
     the env's own truncation. Evaluation needs some limit: a greedy policy can loop forever."""
 
     seed: int = 0
-    """Seeds torch, numpy and the envs (training envs seed, seed+1, ...; evaluation envs
-    seed+10_000, ...)."""
+    """Seeds torch and numpy, and the envs when `env_seed` is None."""
+
+    env_seed: int | None = None
+    """First seed of the envs: training envs env_seed, env_seed+1, ...; evaluation envs
+    env_seed+10_000, ... (None: `seed`). Runs give it from their run seed's own block of map
+    seeds (nesyworld.hybrid.seeding), so two runs never train on the same maps."""
 
     success_threshold: float = 0.9
     """Convergence test delta_G: success rate required in each of the last eta epochs."""

@@ -3,11 +3,12 @@ extrapolation (the full grid is days of CPU, far over an hour).
 
 Measured here, in the same run, each as a rate: CartPole-v1 random steps/s (the reference,
 as in env_throughput), PPO training steps/s of the RL agent on pogostick, its acting steps/s
-in evaluation episodes, and the planning agent's steps/s. Recovery cost for the hybrid
-agents comes from a results file of the recovery experiment when given (its median wall time
-per novelty), else from one Axe recovery measured here. The model of a run then follows the
-`table2` config: pre-novelty training to the budget, evaluation every epoch, adaptation for
-the paper's T_adapt, and the final evaluation.
+in evaluation episodes (100 at once on the batched core, as the protocol plays them), and
+the planning agent's steps/s. Recovery cost for the hybrid agents comes from a results file
+of the recovery experiment when given (its median wall time per novelty), else from one Axe
+recovery measured here. The model of a run then follows the `table2` config: pre-novelty
+training to the budget, evaluation every epoch, adaptation for the paper's T_adapt, and the
+final evaluation.
 
     python -m nesyworld.experiments.benchmarks.table2_walltime --steps 2000 \\
         [--recovery results/recovery.jsonl] [--copies 64 --chunk 4096 --minibatch 2048 --passes 4]
@@ -48,8 +49,9 @@ class RLSettings:
 def rl_rates(steps: int, settings: RLSettings = RLSettings()) -> dict[str, float]:
     """PPO training steps/s (after a warm-up call that pays tianshou's compilation) and the
     trained policy's acting steps/s in evaluation episodes."""
-    from nesyworld.hybrid import RLAgent, RLConfig, run_episode
+    from nesyworld.hybrid import RLAgent, RLConfig
     from nesyworld.hybrid.baselines.rl_agents import PRE_NOVELTY_TRAIN
+    from nesyworld.hybrid.seeding import RunSeeds
     from nesyworld.learning import PPOConfig
     from nesyworld.world.envs import NesyGridEnv
 
@@ -70,10 +72,11 @@ def rl_rates(steps: int, settings: RLSettings = RLSettings()) -> dict[str, float
     t = time.perf_counter()
     agent.learn(steps=steps)
     train = steps / (time.perf_counter() - t)
-    env = NesyGridEnv("pogostick", render_mode=None)
-    t, acted = time.perf_counter(), 0
-    while acted < steps:
-        acted += run_episode(env, agent, seed=acted).steps
+    # the protocol's path: 100 evaluation episodes at once on the batched core
+    seeds = [RunSeeds(0).evaluation(k) for k in range(100)]
+    agent.evaluate(seeds[:2], 400)  # warm-up: the batched kernels' first call
+    t = time.perf_counter()
+    acted = sum(r.steps for r in agent.evaluate(seeds, 400))
     return {"train_steps_per_s": train, "act_steps_per_s": acted / (time.perf_counter() - t)}
 
 

@@ -33,6 +33,11 @@ def add_commands(sub: Any) -> None:
                    help="runs at a time (default: the config's, else one per CPU)")
     p.add_argument("--seeds", type=int, metavar="N",
                    help="run seeds 0..N-1 instead of the config's (a quicker first look)")
+    p.add_argument("--agents", nargs="+", metavar="AGENT",
+                   help="only these of the config's agents (a chunk of a long grid; the "
+                        "same results file collects every chunk)")
+    p.add_argument("--novelties", nargs="+", metavar="NOVELTY",
+                   help="only these of the config's novelties")
     p.add_argument("--run-fn", default=None, metavar="MODULE:FUNCTION",
                    help=argparse.SUPPRESS)  # for tests and alternative protocols
     p.add_argument("--json", action="store_true",
@@ -68,6 +73,16 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         if args.seeds < 1:
             raise SystemExit("error: --seeds must be at least 1")
         config = dataclasses.replace(config, seeds=tuple(range(args.seeds)))
+    for field in ("agents", "novelties"):
+        chosen = getattr(args, field)
+        if chosen is None:
+            continue
+        unknown = [c for c in chosen if c not in getattr(config, field)]
+        if unknown:
+            raise SystemExit(f"error: --{field}: {', '.join(unknown)} not in the config's "
+                             f"{field} ({', '.join(getattr(config, field))})")
+        config = dataclasses.replace(config, **{field: tuple(
+            c for c in getattr(config, field) if c in chosen)})
     backend = args.backend or ("ray" if args.address else config.backend)
     if args.address and backend != "ray":
         raise SystemExit("error: --address is for --backend ray")

@@ -46,7 +46,15 @@ def add_commands(sub: Any) -> None:
                         "policies, to DIR")
     p.add_argument("--kb", metavar="DIR",
                    help="hybrid agent: start from a knowledge base saved with --save")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0,
+                   help="the run seed: it decides the learner's seed and every map of the run "
+                        "(adaptation and evaluation maps apart, no map shared with another "
+                        "run seed; docs/COUNTS.md)")
+    p.add_argument("--protocol", choices=["light", "paper"], default="light",
+                   help="hybrid agent: light (default): adapt until 20 successes in a row "
+                        "without new learning, then 20 frozen episodes; paper: NovelGym's "
+                        "protocol (4,800-step epochs, 100 evaluation episodes each, "
+                        "appendix A's convergence test; one --novelty), as in table 2")
     p.add_argument("--render", action="store_true", help="draw the map after every episode")
     p.add_argument("--record", metavar="FILE",
                    help="record the first episode (frames, plans, failures, learning) for "
@@ -85,7 +93,7 @@ def make_agent(args: argparse.Namespace, env: Any, verbose: bool) -> Any:
     if args.agent in HYBRID:
         from nesyworld.hybrid import HybridAgent, hybrid_configs
 
-        recovery, repair = hybrid_configs(args.agent, step_budget=args.budget)
+        recovery, repair = hybrid_configs(args.agent, args.seed, step_budget=args.budget)
         agent = HybridAgent(env, kb, config, recovery, novelty=",".join(args.novelty),
                             on_event=show_hybrid if verbose else None, repair=repair)
         if args.kb:
@@ -113,6 +121,7 @@ def show_hybrid(event: Any) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from nesyworld.hybrid import run_episode, summarize
     from nesyworld.hybrid.recording.writer import EpisodeRecorder
+    from nesyworld.hybrid.seeding import RUNS, RunSeeds
     from nesyworld.symbolic.planning.planners import PLANNERS, REMOVED
     from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 
@@ -121,6 +130,19 @@ def cmd_run(args: argparse.Namespace) -> int:
                else f"is not registered; registered: {', '.join(PLANNERS)}")
         print(f"error: --planner: '{args.planner}' {why}", file=sys.stderr)
         return 2
+    if not 0 <= args.seed < RUNS:
+        print(f"error: --seed: expected a run seed in 0..{RUNS - 1}, got {args.seed}",
+              file=sys.stderr)
+        return 2
+    if args.protocol == "paper":
+        if (args.agent not in HYBRID or len(args.novelty) != 1 or args.record or args.kb
+                or args.budget is not None or args.save):
+            print("error: --protocol paper: needs a hybrid --agent and exactly one --novelty, "
+                  "and takes none of --record, --kb, --save, --budget", file=sys.stderr)
+            return 2
+        from nesyworld.experiments.cli.paper_run import cmd_run_paper
+
+        return cmd_run_paper(args)
     env: Any = NesyGridEnv(args.spec, render_mode="ansi" if args.render else None)
     if args.novelty:  # on their schedule: before an episode, or at a step mid-episode
         env = NoveltyInjector(env, args.novelty)
@@ -135,8 +157,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if recorder is not None:
         recorder.agent = agent
     results = []
+    seeds = RunSeeds(args.seed)
     for ep in range(args.episodes):
-        results.append(run_episode(env, agent, args.seed + ep))
+        results.append(run_episode(env, agent, seeds.evaluation(ep)))
         if args.render:
             print(env.render())
     planner = getattr(agent, "planner", None)
@@ -214,18 +237,24 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None) -> 
     from rich.table import Table
 
     table = Table(title=f"{args.agent} agent on {summary['spec']}"
-                  + (f" + {', '.join(args.novelty)}" if args.novelty else ""))
+                  + (f" + {', '.join(args.novelty)}" if args.novelty else "")
+                  + " (light protocol)")
     table.add_column("")
     table.add_column("value", justify="right")
     methods = [r.get("method", "learning") for r in result.recoveries]
-    rows = [("repairs tried (verified)", f"{methods.count('repair')} "
+    rows = [("protocol", f"light, run seed {args.seed} (docs/COUNTS.md)"),
+            ("verdict", summary["verdict"]),
+            ("T_adapt (env steps in all)",
+             f"{result.t_adapt:,}" if result.t_adapt is not None else "none: not adapted"),
+            ("repairs tried (verified)", f"{methods.count('repair')} "
              f"({sum(1 for r in result.recoveries if r.get('repair'))})"),
             ("learnings (operators learned or fine-tuned)", str(methods.count("learning"))),
-            ("adaptation episodes", f"{len(result.adaptation_episodes)}"
-             + ("" if result.adapted else " (not converged)")),
-            ("adaptation env steps (all: episodes, repair, learning)",
-             f"{result.adaptation_steps:,}"),
-            ("  of which repairing and learning", f"{result.learning_steps:,}"),
+            ("adaptation episodes", f"{len(result.adaptation_episodes)}"),
+            ("env steps in all", f"{result.env_steps:,}"),
+            ("  episode steps", f"{result.episode_steps:,}"),
+            ("  learning steps (training, rollouts, sampled maps, repair checks)",
+             f"{result.learning_steps:,}"),
+            ("  learner evaluation steps", f"{result.learner_evaluation_steps:,}"),
             ("recovery wall seconds",
              f"{sum(r['wall_seconds'] for r in result.recoveries):.1f}"),
             ("post-novelty success rate (frozen)",

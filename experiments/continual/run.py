@@ -25,13 +25,15 @@ from typing import Any
 
 from nesyworld.experiments.continual.config import ContinualConfig, Task
 from nesyworld.hybrid import RLAgent, RLConfig, run_episode
+from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import ICMConfig, PPOConfig, TrainConfig, load_checkpoint
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world.envs import NesyGridEnv
 
-EVAL_SEED = 70_000_000
-"""Evaluation maps: seed EVAL_SEED + 100_000 * run seed + 1_000 * task + episode, the same after
-every stage, and apart from the training maps (seeded from the run seed and stage)."""
+TASK_STRIDE = 100_000
+"""Evaluation maps: the run seed's evaluation map TASK_STRIDE * task + episode
+(nesyworld.hybrid.seeding), the same after every stage; training maps come from its
+learner_envs stream, TASK_STRIDE apart per stage."""
 INITIAL = -1
 """The stage number of the evaluation before any training."""
 
@@ -68,7 +70,8 @@ def rl_config(config: ContinualConfig, task: Task, seed: int, stage: int) -> RLC
     train = TrainConfig(step_budget=budget, epoch_length=min(t.epoch_length, budget),
                         collect_chunk=min(t.collect_chunk, budget), num_envs=t.num_envs,
                         vector_env="dummy", eval_episodes=1, stop_on_convergence=False,
-                        progress=False, seed=1_000 * seed + stage + 1)
+                        progress=False, seed=RunSeeds(seed).learner,
+                        env_seed=RunSeeds(seed).map("learner_envs", TASK_STRIDE * (stage + 1)))
     icm = ICMConfig() if config.agent == "rl+icm" else None
     return RLConfig(train=train, ppo=PPOConfig(lr=t.lr), icm=icm)
 
@@ -79,8 +82,8 @@ def evaluate(agent: RLAgent, config: ContinualConfig, envs: list[NesyGridEnv],
     rates = []
     for j, env in enumerate(envs):
         agent.env = env
-        base = EVAL_SEED + 100_000 * seed + 1_000 * j
-        wins = sum(run_episode(env, agent, base + k).success
+        seeds = RunSeeds(seed)
+        wins = sum(run_episode(env, agent, seeds.evaluation(TASK_STRIDE * j + k)).success
                    for k in range(config.eval_episodes))
         rates.append(wins / config.eval_episodes)
     return tuple(rates)
@@ -178,5 +181,14 @@ def run_continual(config: ContinualConfig, out: Path,
     return records
 
 
-__all__ = ["EVAL_SEED", "INITIAL", "ContinualError", "StageRecord", "evaluate",
-           "read_progress", "rl_config", "run_continual", "run_seed"]
+__all__ = [
+    "INITIAL",
+    "TASK_STRIDE",
+    "ContinualError",
+    "StageRecord",
+    "evaluate",
+    "read_progress",
+    "rl_config",
+    "run_continual",
+    "run_seed",
+]

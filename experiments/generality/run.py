@@ -47,17 +47,18 @@ def novelty_key(novelty: str) -> str:
 def probe_plan(spec: str, novelty: str, seed: int) -> dict[str, Any]:
     """One episode of the planning agent, pre-novelty knowledge, post-novelty world."""
     from nesyworld.hybrid import PlanningAgent, run_episode
+    from nesyworld.hybrid.seeding import RunSeeds
     from nesyworld.symbolic.knowledge_base import KnowledgeBase
     from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 
     env = NoveltyInjector(NesyGridEnv(spec), [novelty])
     agent = PlanningAgent(env, KnowledgeBase.from_world(spec))
-    result = run_episode(env, agent, seed=seed)
+    result = run_episode(env, agent, seed=RunSeeds(seed).evaluation(0))
     detection = next((e for e in agent.events if e.kind in ("failure", "no_plan")), None)
     where = None
     if detection is not None:  # a failure names its step and operator; "no plan" its status
         where = (detection.text.splitlines()[0] if detection.kind == "failure"
-                 else f"step {detection.step}: {detection.text.split(':')[0]}")
+                 else f"world step {detection.step}: {detection.text.split(':')[0]}")
     return {
         "plan_succeeds": bool(result.success),
         "breaks_plan": detection is not None,
@@ -90,9 +91,9 @@ def run_case(novelty: str, config: GeneralityConfig) -> dict[str, Any]:
         "s_post": s_post,
         "recovered": recovered,
         "adapted": bool(run["adapted"]),
-        # adaptation env steps, only for a run that adapted: never a figure that reads as
-        # success for one that did not
-        "t_adapt": run["adaptation_steps"] if run["adapted"] else None,
+        # only for a run that adapted: never a figure that reads as success for one that
+        # did not (docs/COUNTS.md)
+        "t_adapt": run["t_adapt"],
         "learning_steps": run["learning_steps"],
         "how": how,
         "learned_operators": run["learned_operators"],

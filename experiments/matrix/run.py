@@ -46,6 +46,7 @@ def run_cell(config: MatrixConfig, agent_name: str, scenario: str, novelty: str,
     sharing it changes no answer; the baseline and novelty cells of a scenario mostly plan
     the same states)."""
     from nesyworld.hybrid import PlanningAgent, PlanningConfig, RandomAgent, run_episode
+    from nesyworld.hybrid.seeding import RunSeeds
     from nesyworld.symbolic.knowledge_base import KnowledgeBase
     from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
     from nesyworld.world.novelty.transforms import apply_novelties
@@ -73,7 +74,9 @@ def run_cell(config: MatrixConfig, agent_name: str, scenario: str, novelty: str,
                                   PlanningConfig(mode=config.mode))
             if cache is not None:
                 agent.planner.cache = cache
-        results = [run_episode(env, agent, seed * 1000 + ep) for ep in range(config.episodes)]
+        seeds = RunSeeds(seed)  # the run's evaluation maps: none shared with another seed
+        results = [run_episode(env, agent, seeds.evaluation(ep))
+                   for ep in range(config.episodes)]
     except Exception:  # any failure is recorded, and retried on the next run
         return {**record, "status": "error", "error": traceback.format_exc(),
                 "wall_seconds": time.perf_counter() - start}

@@ -22,6 +22,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import PPOConfig, TrainConfig, train
 from nesyworld.world.envs.parallel_env import NesyGridParallel
 from nesyworld.world.spec.loader import load_spec
@@ -171,7 +172,7 @@ def evaluate(spec: WorldSpec, policies: Mapping[str, ActFn], episodes: int, seed
     wins = {n: 0 for n in learners}
     team = 0
     for ep in range(episodes):
-        obs, infos = env.reset(seed=seed + ep)
+        obs, infos = env.reset(seed=RunSeeds(seed).evaluation(ep))
         success, winner = False, None
         while env.agents:
             obs, rewards, _, _, step_infos = env.step(driver.actions(obs, infos))
@@ -209,7 +210,8 @@ def train_multiagent(spec: WorldSpec | str | Path, config: MultiAgentTrainConfig
             tc = TrainConfig(step_budget=per_phase, epoch_length=per_phase,
                              collect_chunk=min(config.collect_chunk, per_phase), num_envs=1,
                              vector_env="dummy", eval_episodes=1, progress=False,
-                             stop_on_convergence=False, seed=config.seed + 97 * rnd,
+                             stop_on_convergence=False, seed=RunSeeds(config.seed).learner,
+                             env_seed=RunSeeds(config.seed).map("learner_envs", 20_000 * rnd),
                              max_episode_steps=spec.max_steps)
             result = train(lambda n=name, f=frozen: LearnerView(spec, n, f, config.seed),
                            tc, ppo, init=checkpoints.get(name))
@@ -217,7 +219,7 @@ def train_multiagent(spec: WorldSpec | str | Path, config: MultiAgentTrainConfig
             policy = result.policy
             policies[name] = lambda obs, mask, p=policy: p.act(obs, mask, greedy=False)
             steps[name] += result.env_steps
-    eval_seed = config.seed + 50_000  # maps never used in training
+    eval_seed = config.seed  # a run seed: its evaluation maps, never used in training
     ret, rate, team = evaluate(spec, policies, config.eval_episodes, eval_seed)
     r_ret, r_rate, r_team = evaluate(spec, {}, config.eval_episodes, eval_seed)
     agents = [AgentReport(n, ret[n], rate[n], r_ret[n], r_rate[n], steps[n]) for n in learners]

@@ -10,6 +10,7 @@ play evaluation episodes without learning (`evaluate`), and move to the post-nov
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -25,8 +26,13 @@ from nesyworld.hybrid import (
     run_episode,
 )
 from nesyworld.hybrid.baselines.rl_agents import POST_NOVELTY_TRAIN, PRE_NOVELTY_TRAIN
+from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import ICMConfig, TrainConfig
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
+
+LEARN_CALL_STRIDE = 20_000
+"""Map seeds of the run's learner_envs stream per `learn` call (its training envs take
+env_seed + i, its evaluation envs env_seed + 10_000 + i)."""
 
 
 @dataclass
@@ -47,9 +53,13 @@ class ProtocolAgent(Protocol):
         """Whether training in this phase can change anything."""
         ...
 
-    def train(self, steps: int, seed: int, phase: str = "post") -> Spent: ...
+    def train(self, steps: int, phase: str = "post") -> Spent:
+        """Learn for about `steps` env steps, on maps of the run's own (RunSeeds)."""
+        ...
 
-    def evaluate(self, episodes: int, seed: int) -> list[EpisodeResult]: ...
+    def evaluate(self, seeds: Sequence[int]) -> list[EpisodeResult]:
+        """One evaluation episode per map seed, learning off."""
+        ...
 
     def inject(self, env: Any) -> None: ...
 
@@ -61,24 +71,28 @@ class ProtocolAgent(Protocol):
 class SymbolicProtocolAgent:
     """Planning and hybrid agents: their training is task episodes with learning on."""
 
-    def __init__(self, agent: PlanningAgent, learns: bool) -> None:
+    def __init__(self, agent: PlanningAgent, learns: bool, seeds: RunSeeds) -> None:
         self.agent = agent
         self.name = agent.name
         self._learns = learns
         self._reported: list[str] = []
+        self.seeds = seeds
+        self._episodes_played = {"pre": 0, "post": 0}
 
-    def _episodes(self, steps: int, seed: int, learning: bool) -> Spent:
+    def _episodes(self, steps: int, phase: str, learning: bool) -> Spent:
         """Task episodes until `steps` env steps (learning included) are spent; one episode
-        when not learning (nothing would change between them)."""
+        when not learning (nothing would change between them). Each episode plays the
+        run's next map of the phase (pretraining or adaptation maps)."""
         spent = Spent()
         if isinstance(self.agent, HybridAgent):
             self.agent.learning = learning
-        k = 0
         while spent.env_steps < steps:
             learned = getattr(self.agent, "adaptation_env_steps", 0)
             seen = len(self.agent.novelties)
-            result = run_episode(self.agent.env, self.agent, seed + k)
-            k += 1
+            k = self._episodes_played[phase]
+            self._episodes_played[phase] += 1
+            seed = self.seeds.pretraining(k) if phase == "pre" else self.seeds.adaptation(k)
+            result = run_episode(self.agent.env, self.agent, seed)
             for event in self.agent.novelties[seen:]:
                 spent.detections.append((spent.env_steps + event.step, event.text))
             spent.actions += result.steps
@@ -92,14 +106,14 @@ class SymbolicProtocolAgent:
         """Before the novelty the knowledge is complete: nothing fails, nothing to learn."""
         return self._learns and phase == "post"
 
-    def train(self, steps: int, seed: int, phase: str = "post") -> Spent:
-        return self._episodes(steps, seed, learning=self.learns(phase))
+    def train(self, steps: int, phase: str = "post") -> Spent:
+        return self._episodes(steps, phase, learning=self.learns(phase))
 
-    def evaluate(self, episodes: int, seed: int) -> list[EpisodeResult]:
+    def evaluate(self, seeds: Sequence[int]) -> list[EpisodeResult]:
         if isinstance(self.agent, HybridAgent):
             self.agent.learning = False
         seen = len(self.agent.novelties)
-        results = [run_episode(self.agent.env, self.agent, seed + k) for k in range(episodes)]
+        results = [run_episode(self.agent.env, self.agent, seed) for seed in seeds]
         self._reported.extend(e.text for e in self.agent.novelties[seen:])
         return results
 
@@ -116,26 +130,41 @@ class RLProtocolAgent:
     (growing the network), plain ones start over on the post-novelty task."""
 
     def __init__(self, agent: RLAgent, transfer: bool, post_config: RLConfig,
-                 pretrained: bool = False) -> None:
+                 pretrained: bool = False, seeds: RunSeeds | None = None,
+                 max_episode_steps: int | None = None) -> None:
         self.agent = agent
         self.name = agent.name
         self.transfer = transfer
         self.post_config = post_config
         self.pretrained = pretrained
+        self.seeds = seeds if seeds is not None else RunSeeds(agent.config.train.seed)
+        self._learn_calls = 0
+        self.max_episode_steps = max_episode_steps
 
     def learns(self, phase: str) -> bool:
         """A policy loaded from a pre-trained checkpoint is only evaluated before the
         novelty: pre-training once per seed serves every novelty, as in the paper."""
         return not (self.pretrained and phase == "pre")
 
-    def train(self, steps: int, seed: int, phase: str = "post") -> Spent:
+    def train(self, steps: int, phase: str = "post") -> Spent:
+        """Training steps plus the trainer's own evaluation steps: both are env steps the
+        agent caused (docs/COUNTS.md)."""
         if not self.learns(phase):
             return Spent()
+        # each call trains on envs of its own maps: the same env seed every epoch would
+        # replay the same few maps for the whole run
+        self._learn_calls += 1
+        cfg = self.agent.config
+        env_seed = self.seeds.map("learner_envs", LEARN_CALL_STRIDE * self._learn_calls)
+        self.agent.config = dataclasses.replace(
+            cfg, train=dataclasses.replace(cfg.train, env_seed=env_seed))
         stats = self.agent.learn(steps=steps)
-        return Spent(int(stats["env_steps"]), 0)
+        return Spent(int(stats["env_steps"]) + int(stats.get("evaluation_env_steps", 0)), 0)
 
-    def evaluate(self, episodes: int, seed: int) -> list[EpisodeResult]:
-        return [run_episode(self.agent.env, self.agent, seed + k) for k in range(episodes)]
+    def evaluate(self, seeds: Sequence[int]) -> list[EpisodeResult]:
+        """All at once on the batched core when the agent can (`RLAgent.evaluate`): the
+        same maps and cut-off as one by one, about 70x faster."""
+        return self.agent.evaluate(seeds, self.max_episode_steps)
 
     def take_detections(self) -> list[str]:
         return []  # RL agents do not report novelty
@@ -147,19 +176,20 @@ class RLProtocolAgent:
             self.agent = RLAgent(env, self.agent.kb, self.post_config)
 
 
-def make_protocol_agent(name: str, env: Any, domain: str, seed: int,
+def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
                         max_episode_steps: int, epoch_steps: int, pretrained: str = ""
                         ) -> ProtocolAgent:
-    """A fresh agent by its protocol name (see records.AGENTS). `pretrained`: for RL
-    agents, a checkpoint saved by `RLAgent.save` to start from instead of training; a
-    `{seed}` in it is replaced by the run's seed."""
+    """A fresh agent by its protocol name (see records.AGENTS), seeded from the run seed.
+    `pretrained`: for RL agents, a checkpoint file saved by `RLAgent.save` to start from
+    instead of training (pretraining.py fills in the run's agent and seed)."""
     kb = KnowledgeBase.from_world(domain)
+    seed = seeds.run
     if name == "planning":
-        return SymbolicProtocolAgent(PlanningAgent(env, kb), learns=False)
+        return SymbolicProtocolAgent(PlanningAgent(env, kb), learns=False, seeds=seeds)
     if name in HYBRID_AGENTS:
         recovery, repair = hybrid_configs(name, seed)
         return SymbolicProtocolAgent(HybridAgent(env, kb, None, recovery, repair=repair),
-                                     learns=True)
+                                     learns=True, seeds=seeds)
     base_name, _, extra = name.partition("+")
     if base_name not in ("rl", "transfer_rl"):
         raise ValueError(f"unknown agent {name!r}")
@@ -167,12 +197,14 @@ def make_protocol_agent(name: str, env: Any, domain: str, seed: int,
 
     def config(train: TrainConfig) -> RLConfig:
         return RLConfig(train=dataclasses.replace(
-            train, seed=seed, progress=False, epoch_length=epoch_steps,
+            train, seed=seeds.learner, env_seed=seeds.learner_envs(), progress=False,
+            epoch_length=epoch_steps,
             max_episode_steps=max_episode_steps, stop_on_convergence=False,
             eval_episodes=1), icm=icm)
 
     pre, post = config(PRE_NOVELTY_TRAIN), config(POST_NOVELTY_TRAIN)
     agent = RLAgent(env, kb, pre)
     if pretrained:
-        agent.load(pretrained.format(seed=seed))
-    return RLProtocolAgent(agent, base_name == "transfer_rl", post, bool(pretrained))
+        agent.load(pretrained)
+    return RLProtocolAgent(agent, base_name == "transfer_rl", post, bool(pretrained), seeds,
+                           max_episode_steps)

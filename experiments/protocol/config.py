@@ -10,7 +10,7 @@ stem, e.g. ``table2``):
     seeds: 10            # a count (seeds 0..9) or an explicit list, e.g. [3, 7]
     workers: 4           # runs at a time (default: one per CPU)
     backend: local       # or ray
-    protocol: {pre_steps: 4000000, post_steps: 1000000, ...}   # records.ProtocolConfig
+    protocol: paper      # NovelGym's protocol; or a mapping of records.ProtocolConfig fields
 
 A sweep can take hours, so every mistake is caught at load time and reported as
 file:line:column with what was expected, using the world layer's located YAML reader.
@@ -32,7 +32,13 @@ from nesyworld.experiments.config_reading import (
     read_top,
     shipped_of_kind,
 )
-from nesyworld.experiments.protocol.records import AGENTS, ProtocolConfig, RunSpec
+from nesyworld.experiments.protocol.records import (
+    AGENTS,
+    PAPER_PROTOCOL,
+    PROTOCOL_NAMES,
+    ProtocolConfig,
+    RunSpec,
+)
 from nesyworld.world.errors import SpecError
 
 # The world layer's typed reader of located documents: every check below fails with the
@@ -134,6 +140,14 @@ def build_experiment(data: Any, smap: SourceMap, *, default_name: str = "experim
 
 
 def _protocol(rd: Reader, value: Any) -> ProtocolConfig:
+    """`protocol: paper` (NovelGym's, records.PAPER_PROTOCOL), or a mapping of fields; a
+    mapping's `name` is "paper" only when the paper's fields keep its values, and without a
+    name it is "paper" when they do and "custom" otherwise."""
+    if isinstance(value, str):
+        if value != "paper":
+            raise rd.fail(("protocol",), f"unknown protocol '{value}'", found=value,
+                          expected="paper, or a mapping of protocol fields")
+        return PAPER_PROTOCOL
     fields = {f.name: f for f in dataclasses.fields(ProtocolConfig)}
     raw = rd.mapping(value, ("protocol",), {k: "" for k in fields}, nullable=True)
     values: dict[str, Any] = {}
@@ -154,6 +168,15 @@ def _protocol(rd: Reader, value: Any) -> ProtocolConfig:
     if threshold is not None and not 0.0 <= threshold <= 1.0:
         raise rd.fail(("protocol", "success_threshold"), "value out of range",
                       found=threshold, expected="a success rate between 0 and 1")
+    name = values.get("name")
+    if name is not None and name not in PROTOCOL_NAMES:
+        raise rd.fail(("protocol", "name"), f"unknown protocol name '{name}'", found=name,
+                      expected="one of " + ", ".join(PROTOCOL_NAMES))
+    mismatches = ProtocolConfig(**{**values, "name": ""}).paper_mismatches()
+    if name == "paper" and mismatches:
+        raise rd.fail(("protocol", "name"), "protocol 'paper' with values that are not the "
+                      "paper's", found=mismatches[0],
+                      expected="the paper's values, or another name")
     return ProtocolConfig(**values)
 
 

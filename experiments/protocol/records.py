@@ -20,7 +20,8 @@ chose in its own task episodes, cpu_seconds the process CPU time spent on both.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import math
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 Phase = Literal["pre", "post"]
@@ -30,31 +31,85 @@ AGENTS = ("planning", "repair+rapidlearn+", "repair+rapidlearn", "rapidlearn", "
 """Agent names the protocol knows (`+` / `+icm`: with ICM curiosity)."""
 
 
+PROTOCOL_NAMES = ("paper", "light", "custom")
+"""Every output names the protocol it used: "paper" is NovelGym's own (`PAPER_PROTOCOL`),
+"light" the quicker default of `nesyworld run` (experiments/protocol/adaptation.py), and
+"custom" any other budgets a config sets."""
+
+
 @dataclass(frozen=True)
 class ProtocolConfig:
-    """Budgets of the four phases (paper section 5.1) for one run.
+    """Budgets and convergence test of the four phases (paper section 5.1) for one run.
 
     An epoch is `epoch_steps` env steps of training (or of task episodes, for agents that
     learn while acting), followed by `eval_episodes` separate evaluation episodes that give
-    one point of the success-rate curve.
+    one point of the success-rate curve. What counts as an env step is docs/COUNTS.md's.
     """
 
+    name: str = ""
+    """Which protocol these values are (PROTOCOL_NAMES). Left empty, it is "paper" when
+    every field `PAPER_FIELDS` names has the paper's value and "custom" otherwise; "paper"
+    with other values is refused."""
     pre_steps: int = 4_000_000
-    """Initial training budget (paper: 4M env steps for the RL agents)."""
+    """Initial training budget (paper section 7: 4M env steps for the RL agents)."""
     post_steps: int = 1_000_000
-    """Adaptation budget after the injection."""
+    """Adaptation budget after the injection (the paper states none; its slowest mean
+    T_adapt is 854,400)."""
     epoch_steps: int = 4_800
+    """Paper appendix A and table 7: an epoch is 4,800 env steps."""
     eval_episodes: int = 100
+    """Paper tables 6 and 7: 100 episodes per test."""
     post_eval_episodes: int = 100
     """Episodes of the final, separate post-adaptation evaluation."""
     success_threshold: float = 0.9
+    """Paper appendix A: delta_G = 0.9, met in each of the last eta epochs."""
+    reward_threshold: float = 400.0
+    """Paper appendix A: delta_R = 400, the mean evaluation reward in each of the last eta
+    epochs."""
     eta: int = 5
-    """Convergence: success_threshold met in each of the last eta epochs (paper appendix A)."""
+    """Paper appendix A: eta = 5."""
+    nu: int = 5
+    """Paper appendix A: nu = 5; the best success rate and reward of the last eta + nu
+    epochs must be in the last eta."""
     max_episode_steps: int = 400
+    """Paper appendix A and table 7: episodes end after 400 steps."""
     pretrained: str = ""
-    """RL agents: a checkpoint (`RLAgent.save`) to start from instead of pre-novelty
-    training, so one pre-training per seed serves every novelty; `{seed}` in the path is
-    replaced by the run's seed. The pre-novelty phase then only evaluates it."""
+    """RL agents: where the pre-trained checkpoint of each (agent, seed) lives, with `{agent}`
+    and `{seed}` filled in (experiments/protocol/pretraining.py). The first run of a pair
+    pre-trains and saves it; every later run loads it and only evaluates it before the
+    novelty, so one pre-training per seed serves every novelty, as in the paper."""
+
+    def __post_init__(self) -> None:
+        mismatches = self.paper_mismatches()
+        if not self.name:
+            object.__setattr__(self, "name", "custom" if mismatches else "paper")
+        elif self.name not in PROTOCOL_NAMES:
+            raise ValueError(f"protocol name: expected one of {', '.join(PROTOCOL_NAMES)}, "
+                             f"got {self.name!r}")
+        elif self.name == "paper" and mismatches:
+            raise ValueError(f"protocol 'paper' with values that are not the paper's: "
+                             f"{', '.join(mismatches)}")
+
+    @classmethod
+    def paper(cls, **changes: Any) -> ProtocolConfig:
+        """NovelGym's protocol; `changes` may set only the fields outside `PAPER_FIELDS`."""
+        fixed = sorted(set(changes) & set(PAPER_FIELDS))
+        if fixed:
+            raise ValueError(f"protocol 'paper' fixes {', '.join(fixed)}")
+        return cls(name="paper", **changes)
+
+    def paper_mismatches(self) -> list[str]:
+        """The fields that differ from the paper's protocol, as "field=value (paper: v)"."""
+        return [f"{f.name}={getattr(self, f.name)} (paper: {f.default})"
+                for f in fields(ProtocolConfig)
+                if f.name in PAPER_FIELDS and getattr(self, f.name) != f.default]
+
+
+PAPER_FIELDS = ("pre_steps", "epoch_steps", "eval_episodes", "post_eval_episodes",
+                "success_threshold", "reward_threshold", "eta", "nu", "max_episode_steps")
+"""The fields the paper fixes (their defaults above are its values); `post_steps` and
+`pretrained` are budget and plumbing, free under every protocol."""
+PAPER_PROTOCOL = ProtocolConfig(name="paper")
 
 
 @dataclass(frozen=True)
@@ -96,6 +151,9 @@ class CurvePoint:
     episodes: int
     converged: bool
     """The convergence criterion holds at this point (pre: training done; post: adapted)."""
+    mean_reward: float = math.nan
+    """Mean return of the evaluation episodes (delta_R of the convergence test); NaN in
+    records written before it was kept."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -12,20 +12,35 @@ computed from it afterwards (`metrics.py`).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import time
 import traceback
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from nesyworld.experiments.protocol.agents import ProtocolAgent, Spent, make_protocol_agent
-from nesyworld.experiments.protocol.records import CurvePoint, Phase, RunSpec
+from nesyworld.experiments.protocol.agents import (
+    ProtocolAgent,
+    RLProtocolAgent,
+    Spent,
+    make_protocol_agent,
+)
+from nesyworld.experiments.protocol.pretraining import (
+    checkpoint_path,
+    pretraining_lock,
+    save_atomically,
+)
+from nesyworld.experiments.protocol.records import CurvePoint, Phase, ProtocolConfig, RunSpec
 from nesyworld.hybrid import EpisodeResult
+from nesyworld.hybrid.seeding import RunSeeds
+from nesyworld.learning import ConvergenceTest
 from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 
-EVAL_SEED = 50_000_000
-"""Evaluation episodes use seeds from here on (apart from training episodes' seeds)."""
+EVALUATION_STRIDE = 10_000
+"""Evaluation point k plays the run's evaluation maps k * EVALUATION_STRIDE onwards
+(nesyworld.hybrid.seeding), so every point is measured on maps of its own."""
 
 
 def cpu_seconds() -> float:
@@ -37,9 +52,12 @@ def cpu_seconds() -> float:
 class _Run:
     """Counters and the curve of one run."""
 
-    def __init__(self, spec: RunSpec, agent: ProtocolAgent) -> None:
+    def __init__(self, spec: RunSpec, agent: ProtocolAgent,
+                 on_point: Callable[[CurvePoint], None] | None = None) -> None:
+        self.on_point = on_point
         self.spec = spec
         self.agent = agent
+        self.seeds = RunSeeds(spec.seed)
         self.env_steps = 0
         self.actions = 0
         self.cpu0 = cpu_seconds()
@@ -57,28 +75,46 @@ class _Run:
         self.actions += spent.actions
 
     def evaluate(self, phase: Phase, epoch: int, episodes: int) -> CurvePoint:
-        seed = EVAL_SEED + 100_000 * self.spec.seed + 1_000 * self.evaluations
+        if episodes > EVALUATION_STRIDE:
+            raise ValueError(f"at most {EVALUATION_STRIDE} evaluation episodes per point")
+        seeds = [self.seeds.evaluation(EVALUATION_STRIDE * self.evaluations + k)
+                 for k in range(episodes)]
         self.evaluations += 1
-        results = self.agent.evaluate(episodes, seed)
+        results = self.agent.evaluate(seeds)
         self.spend(Spent(detections=[(0, what) for what in self.agent.take_detections()]))
         point = CurvePoint(phase, epoch, self.env_steps, self.actions,
                            round(cpu_seconds() - self.cpu0, 3), _rate(results),
-                           _mean_success_steps(results), len(results), False)
+                           _mean_success_steps(results), len(results), False,
+                           _mean_reward(results))
         self.curve.append(point)
+        if self.on_point is not None:
+            self.on_point(point)
         return point
 
     def converged(self, phase: Phase) -> bool:
-        eta, threshold = self.spec.protocol.eta, self.spec.protocol.success_threshold
-        points = [p for p in self.curve if p.phase == phase]
-        return len(points) >= eta and all(p.success_rate >= threshold for p in points[-eta:])
+        return converged(self.spec.protocol, [c for c in self.curve if c.phase == phase])
 
     def mark_converged(self) -> None:
         last = self.curve[-1]
         self.curve[-1] = CurvePoint(**{**last.as_dict(), "converged": True})
 
 
+def converged(protocol: ProtocolConfig, points: Sequence[CurvePoint]) -> bool:
+    """Paper appendix A on one phase's points: success and mean reward over their thresholds
+    in each of the last eta epochs, and no better epoch in the eta + nu before (points of
+    records without rewards are judged on success alone)."""
+    rewards = [p.mean_reward if not math.isnan(p.mean_reward) else math.inf for p in points]
+    test = ConvergenceTest(protocol.success_threshold, protocol.reward_threshold,
+                           protocol.eta, protocol.nu)
+    return test([p.success_rate for p in points], rewards)
+
+
 def _rate(results: list[EpisodeResult]) -> float:
     return sum(r.success for r in results) / len(results) if results else 0.0
+
+
+def _mean_reward(results: list[EpisodeResult]) -> float:
+    return sum(r.reward for r in results) / len(results) if results else math.nan
 
 
 def _mean_success_steps(results: list[EpisodeResult]) -> float:
@@ -86,7 +122,7 @@ def _mean_success_steps(results: list[EpisodeResult]) -> float:
     return sum(steps) / len(steps) if steps else math.nan
 
 
-def _phase(run: _Run, phase: Phase, budget: int, seed: int) -> bool:
+def _phase(run: _Run, phase: Phase, budget: int) -> bool:
     """Train in epochs until the convergence criterion or the budget; True if converged. An
     agent that cannot learn in this phase gets `eta` epochs, which show where it stands."""
     p = run.spec.protocol
@@ -94,7 +130,7 @@ def _phase(run: _Run, phase: Phase, budget: int, seed: int) -> bool:
     spent_in_phase, epoch = 0, 1
     while spent_in_phase < budget if learns else epoch <= p.eta:
         step = min(p.epoch_steps, budget - spent_in_phase) if learns else p.epoch_steps
-        spent = run.agent.train(step, seed + 1_000 * epoch, phase)
+        spent = run.agent.train(step, phase)
         run.spend(spent)
         spent_in_phase += max(spent.env_steps, 1)
         run.evaluate(phase, epoch, p.eval_episodes)
@@ -105,26 +141,44 @@ def _phase(run: _Run, phase: Phase, budget: int, seed: int) -> bool:
     return False
 
 
-def run_protocol(spec: RunSpec) -> dict[str, Any]:
-    """Run the four phases for one (agent, domain, novelty, seed); return its record."""
+def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None
+                 ) -> tuple[ProtocolAgent, _Run]:
+    """The agent after the pre-novelty phase. An RL agent with `protocol.pretrained` loads
+    its (agent, seed)'s checkpoint, or pre-trains and saves it when it is not there yet
+    (pretraining.py): one pre-training per pair serves every novelty."""
+    p = spec.protocol
+    rl = spec.agent.startswith(("rl", "transfer_rl"))
+    path = checkpoint_path(p.pretrained, spec.agent, spec.seed) if rl else None
+    with pretraining_lock(path) if path is not None else contextlib.nullcontext():
+        load = str(path) if path is not None and path.exists() else ""
+        agent = make_protocol_agent(spec.agent, NesyGridEnv(spec.domain), spec.domain,
+                                    RunSeeds(spec.seed), p.max_episode_steps, p.epoch_steps,
+                                    load)
+        run = _Run(spec, agent, on_point)
+        _phase(run, "pre", p.pre_steps)
+        if path is not None and not load and isinstance(agent, RLProtocolAgent):
+            save_atomically(agent.agent.save, path)
+    return agent, run
+
+
+def run_protocol(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None = None
+                 ) -> dict[str, Any]:
+    """Run the four phases for one (agent, domain, novelty, seed); return its record.
+    `on_point` sees every evaluation point as it is measured (progress)."""
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     p = spec.protocol
     record: dict[str, Any] = {"key": spec.key, "spec": spec.as_dict(), "started": started,
                               "status": "ok", "error": ""}
     try:
-        pre_env = NesyGridEnv(spec.domain)
-        agent = make_protocol_agent(spec.agent, pre_env, spec.domain, spec.seed,
-                                    p.max_episode_steps, p.epoch_steps, p.pretrained)
-        run = _Run(spec, agent)
-        _phase(run, "pre", p.pre_steps, seed=1_000_000 * spec.seed)
+        agent, run = _pre_novelty(spec, on_point)
         # injection: from here on the agent acts in the world of the novelty
         run.injected_at = run.env_steps
         record["novelty"] = {"env_steps": run.env_steps, "actions": run.actions,
                              "cpu_seconds": round(cpu_seconds() - run.cpu0, 3)}
         agent.inject(NoveltyInjector(NesyGridEnv(spec.domain), [spec.novelty]))
         run.evaluate("post", 0, p.eval_episodes)  # immediate post-novelty performance
-        _phase(run, "post", p.post_steps, seed=1_000_000 * spec.seed + 500_000)
+        _phase(run, "post", p.post_steps)
         final = run.evaluate("post", len([c for c in run.curve if c.phase == "post"]),
                              p.post_eval_episodes)
         if run.converged("post") or any(c.converged for c in run.curve if c.phase == "post"):

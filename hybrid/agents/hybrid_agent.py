@@ -40,6 +40,7 @@ from nesyworld.hybrid.repair.repairer import (
     no_plan_evidence,
     novelty_context,
 )
+from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import EpochRecord, load_checkpoint, save_checkpoint
 from nesyworld.symbolic.derivation.abstraction import abstract
 from nesyworld.symbolic.knowledge_base import KnowledgeBase, operator_pddl
@@ -51,14 +52,15 @@ POLICY_FOLDER = "policies"
 def hybrid_configs(name: str, seed: int = 0, step_budget: int | None = None
                    ) -> tuple[RecoveryConfig, RepairConfig]:
     """The recovery and repair configs of a hybrid agent by name (see `HYBRID_AGENTS`), its
-    learner seeded with `seed`."""
+    learner seeded from the run seed `seed` (nesyworld.hybrid.seeding)."""
     if name not in HYBRID_AGENTS:
         raise ValueError(f"unknown hybrid agent {name!r}; expected one of "
                          f"{', '.join(HYBRID_AGENTS)}")
     variant = name.removeprefix("repair+")
     recovery = (RecoveryConfig.rapidlearn() if variant == "rapidlearn"
                 else RecoveryConfig.rapidlearn_plus())
-    train = replace(recovery.train, seed=seed)
+    seeds = RunSeeds(seed)
+    train = replace(recovery.train, seed=seeds.learner, env_seed=seeds.learner_envs())
     if step_budget is not None:
         train = replace(train, step_budget=step_budget)
     return replace(recovery, train=train), RepairConfig(enabled=name.startswith("repair+"))
@@ -90,6 +92,7 @@ class HybridAgent(PlanningAgent):
         self._repairs_tried: set[str] = set()  # evidence already tried without a verified fix
         self._gave_up: dict[str, int] = {}  # failed recoveries by operator name
         self._failures_seen: dict[str, int] = {}  # failures by operator name, all episodes
+        self._tuned: dict[str, int] = {}  # fine-tunes by learned operator name
 
     @property
     def adaptation_env_steps(self) -> int:
@@ -193,8 +196,9 @@ class HybridAgent(PlanningAgent):
             return False
         learned = outcome.operator
         self.learned[learned.name] = learned
-        self.emit("learned", f"{learned.name} after {outcome.env_steps} env steps "
-                  f"({outcome.wall_seconds:.1f} s); a fresh plan uses it: "
+        self.emit("learned", f"{learned.name} after {outcome.env_steps} env steps in all "
+                  f"({outcome.learning_steps} learning, {outcome.evaluation_steps} "
+                  f"evaluation; {outcome.wall_seconds:.1f} s); a fresh plan uses it: "
                   f"{outcome.plan_uses_it}", pddl=operator_pddl(self.kb, learned.name),
                   **outcome.summary())
         return True
@@ -216,6 +220,12 @@ class HybridAgent(PlanningAgent):
             return iter(())  # learning this one failed before: replan around it instead
         previous = self.learned.get(name)
         if isinstance(previous, LearnedOperator):
+            if self._tuned.get(name, 0) >= self.recovery_config.finetunes:
+                self.emit("recovery", f"{name} failed again; it was fine-tuned "
+                          f"{self.recovery_config.finetunes} times already, so the agent "
+                          "replans around it")
+                return iter(())
+            self._tuned[name] = self._tuned.get(name, 0) + 1
             self.emit("recovery", f"fine-tuning {previous.name} after: {failure}")
         else:
             previous = None

@@ -320,24 +320,25 @@ class PlanningAgent:
         for action in actions:
             if isinstance(action, SkillStop):
                 return OperatorFailure(op, "refused", action.reason, [], [], snapshot, suffix,
-                                       start, z0, abstract(world))
+                                       start, z0, abstract(world), int(world.state.step))
             yield action
             # a refused step of a walk is re-routed by the skill; only the operator's own
             # action being refused is a failure
             if action == op.env_action and not self._last.get("ok", True):
                 return OperatorFailure(op, "refused", str(self._last.get("reason", "")), [],
-                                       [], snapshot, suffix, start, z0, abstract(world))
+                                       [], snapshot, suffix, start, z0, abstract(world),
+                                       int(world.state.step))
         z1 = abstract(world)
         expected, observed = check_effects(op, z0, z1, self._relevant_counts())
         if expected and not tolerated(op, z0, z1, expected):
             return OperatorFailure(op, "effect_mismatch", "", expected, observed, snapshot,
-                                   suffix, start, z0, z1)
+                                   suffix, start, z0, z1, int(world.state.step))
         # a learned operator promises only the change common to all its checked rollouts;
         # what else its policy does varies and is not promised
         extra = undeclared(op, z0, z1) if learned is None else []
         if extra:
             return OperatorFailure(op, "undeclared", "", [], extra, snapshot, suffix, start,
-                                   z0, z1)
+                                   z0, z1, int(world.state.step))
         self.emit("done", f"{op}", operator=str(op), steps=int(world.state.step) - start)
         return None
 

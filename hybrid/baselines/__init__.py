@@ -1,5 +1,5 @@
-"""The paper's RL baselines: the agents, plan-based reward shaping, training envs on
-the batched core, and carrying a policy across a change of spaces.
+"""The paper's RL baselines: the agents, plan-based reward shaping, training envs and
+evaluation episodes on the batched core, and carrying a policy across a change of spaces.
 """
 
 from __future__ import annotations
@@ -9,11 +9,18 @@ from typing import TYPE_CHECKING
 from nesyworld.world.exports import lazy_exports
 
 if TYPE_CHECKING:
+    from nesyworld.hybrid.baselines.batched_episodes import (
+        evaluate_policy,
+        play_batched,
+        policy_actions,
+        steady_world,
+    )
     from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig, TransferRLAgent
     from nesyworld.hybrid.baselines.shaping import PlanShapedReward, ShapingConfig
     from nesyworld.hybrid.baselines.vector_envs import VectorPlanShapedReward
 
 __getattr__, __all__ = lazy_exports(__name__, {
+    "batched_episodes": ["evaluate_policy", "play_batched", "policy_actions", "steady_world"],
     "rl_agents": ["RLAgent", "RLConfig", "TransferRLAgent"],
     "shaping": ["PlanShapedReward", "ShapingConfig"],
     "vector_envs": ["VectorPlanShapedReward"],

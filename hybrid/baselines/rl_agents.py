@@ -26,6 +26,7 @@ import numpy as np
 import torch
 from gymnasium.spaces.utils import flatdim
 
+from nesyworld.hybrid.baselines.batched_episodes import evaluate_policy, skip_episodes, steady_world
 from nesyworld.hybrid.baselines.shaping import PlanShapedReward, ShapingConfig
 from nesyworld.hybrid.baselines.transfer import (
     SpaceNames,
@@ -34,6 +35,7 @@ from nesyworld.hybrid.baselines.transfer import (
     transfer_checkpoint,
 )
 from nesyworld.hybrid.baselines.vector_envs import VectorTrainingEnvFactory
+from nesyworld.hybrid.execution.episode import EpisodeResult, run_episode
 from nesyworld.hybrid.recovery.env import SpecRef
 from nesyworld.learning import (
     Checkpoint,
@@ -251,6 +253,7 @@ class RLAgent:
                             if r.steps_per_second > 0)
         return {
             "env_steps": float(result.env_steps),
+            "evaluation_env_steps": float(result.eval_env_steps),
             "total_env_steps": float(self.checkpoint.env_steps),
             "epochs": float(len(result.epochs)),
             "converged": float(result.converged),
@@ -260,6 +263,30 @@ class RLAgent:
             "steps_per_second": result.env_steps / train_seconds if train_seconds else 0.0,
             "wall_seconds": result.wall_seconds,
         }
+
+    def evaluate(self, seeds: Sequence[int], max_episode_steps: int | None = None
+                 ) -> list[EpisodeResult]:
+        """The episodes `run_episode(self.env, self, seed)` would play for these seeds in turn,
+        each cut at `max_episode_steps` (None: the world's own limit). Why: played one by one
+        they were most of the RL baselines' protocol time; here they run all at once on the
+        batched core (`batched_episodes`) when it can run the world and the env's schedule keeps
+        it for every episode, else one by one. The acting env is first reset with `seeds[0]`,
+        as `run_episode` would: a novelty due then arrives, `_sync` adapts to it, and the
+        copies are built from the world the episodes really play in."""
+        seeds = [int(s) for s in seeds]
+        if seeds and self.batched_core() and steady_world(self.env, len(seeds)):
+            self.env.reset(seed=seeds[0])
+            if self.batched_core():  # still, in the world the reset brought in
+                self._sync()  # adapt to that world (or refuse it) as `act` would
+                skip_episodes(self.env, len(seeds) - 1)  # its schedule counts every episode
+                rng = np.random.default_rng([self.config.train.seed, seeds[0]])
+                with _torch_threads(self.config.train.torch_threads):
+                    return evaluate_policy(self.env, self.policy, seeds, self.config.forbidden,
+                                           self.config.greedy, rng, max_episode_steps)
+            skip_episodes(self.env, -1)  # take the probe reset back: run_episode resets again
+        env = self.env if max_episode_steps is None else gym.wrappers.TimeLimit(
+            self.env, max_episode_steps)
+        return [run_episode(env, self, seed) for seed in seeds]
 
     def save(self, path: str | Path) -> None:
         """One checkpoint file: weights, optimiser, configs and the names of the spaces."""
@@ -284,20 +311,27 @@ class RLAgent:
         return TrainingEnvFactory(make, self.shaping, self.kb, self.config.forbidden,
                                   self._cache)
 
-    def vector_env_factory(self) -> VectorTrainingEnvFactory | None:
-        """What `learn` trains on when it can use the batched core (see `RLConfig.vector`):
-        copies of the acting env's current world in one vector env; None when it cannot."""
+    def batched_core(self) -> bool:
+        """Whether copies of the acting env's current world can run on the batched core (see
+        `RLConfig.vector`): LiDAR observations without noise, and no custom `train_env`."""
         inner = self.env.unwrapped
         config: ObservationConfig = inner.config  # type: ignore[attr-defined]
         if not self.config.vector or self.train_env is not None or config.kind != "lidar":
-            return None
+            return False
         spec = inner.world.spec  # type: ignore[attr-defined]
         noise = config.noise if config.noise is not None else spec.observation_noise
-        if noise > 0:  # the batched LiDAR is exact: noisy training needs NesyGridEnv copies
+        return noise <= 0  # the batched LiDAR is exact: noise needs NesyGridEnv copies
+
+    def vector_env_factory(self) -> VectorTrainingEnvFactory | None:
+        """What `learn` trains on when it can use the batched core (see `RLConfig.vector`):
+        copies of the acting env's current world in one vector env; None when it cannot."""
+        if not self.batched_core():
             return None
+        inner = self.env.unwrapped
         if self.shaping is not None and self.kb is None:
             self.kb = KnowledgeBase.from_world(inner.world)  # type: ignore[attr-defined]
-        return VectorTrainingEnvFactory(inner.world.spec, config,  # type: ignore[attr-defined]
+        return VectorTrainingEnvFactory(inner.world.spec,  # type: ignore[attr-defined]
+                                        inner.config,  # type: ignore[attr-defined]
                                         self.shaping, self.kb, self.config.forbidden,
                                         self._cache)
 

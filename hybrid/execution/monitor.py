@@ -157,11 +157,21 @@ class OperatorFailure:
     snapshot: Snapshot | None
     suffix: tuple[PlanStep, ...]
     step: int
+    """World steps taken when the operator started: the frame of `snapshot`, where recovery
+    restarts (docs/COUNTS.md)."""
     before: SymbolicState | None = field(default=None, repr=False)
     after: SymbolicState | None = field(default=None, repr=False)
+    detected: int | None = None
+    """World steps taken when the failure was seen: the world step whose action failed, and
+    the frame that shows it (None: `step`, for failures found before acting)."""
+
+    @property
+    def world_step(self) -> int:
+        """The world step a user is shown for this failure (docs/COUNTS.md)."""
+        return self.step if self.detected is None else self.detected
 
     def __str__(self) -> str:
-        head = f"step {self.step}: {self.operator} "
+        head = f"world step {self.world_step}: {self.operator} "
         if self.kind == "refused":
             return head + f"was refused: {self.reason}"
         if self.kind == "precondition":
@@ -174,6 +184,7 @@ class OperatorFailure:
     def to_dict(self) -> dict[str, object]:
         return {"operator": str(self.operator), "kind": self.kind, "reason": self.reason,
                 "expected": self.expected, "observed": self.observed, "step": self.step,
+                "world_step": self.world_step,
                 "suffix": [str(s) for s in self.suffix], "explanation": str(self)}
 
 

@@ -11,7 +11,7 @@ provenance naming the failure, the novelty and the environment steps it cost.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ from nesyworld.hybrid.execution.monitor import OperatorFailure, check_effects
 from nesyworld.hybrid.execution.operators import GroundOperator
 from nesyworld.hybrid.recovery.env import RecoveryEnv, failed_objects, relevant_counts
 from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
+from nesyworld.symbolic.derivation.derive import DerivationError, derive
 from nesyworld.symbolic.knowledge_base import Entry, KnowledgeBase
 from nesyworld.world import World
 from nesyworld.world.actions.movement import ROOT_TYPE as PHYSOBJ
@@ -208,6 +209,9 @@ class LearnedOperator:
     policy that is not a trained network (a scripted stand-in)."""
     starts: list[OperatorFailure] = field(default_factory=list, repr=False)
     """The failures it was trained from (in memory only): fine-tuning trains on these too."""
+    withheld: tuple[str, ...] = ()
+    """Actions the executor never takes (`build_learned_operator`'s frugal rollouts): those
+    that spend what the failed operator did not, when the policy succeeded without them."""
 
     @property
     def name(self) -> str:
@@ -222,7 +226,7 @@ class LearnedOperator:
         return {"failure": self.failure, "novelty": self.novelty, "env_steps": self.env_steps,
                 "rollouts": self.rollouts, "rollout_success_rate": self.rollout_success_rate,
                 "actions": list(self.action_names), "horizon": self.horizon,
-                "observation": asdict(self.observation)}
+                "observation": asdict(self.observation), "withheld": list(self.withheld)}
 
     @classmethod
     def from_entry(cls, entry: Entry, checkpoint: Any) -> LearnedOperator:
@@ -235,7 +239,8 @@ class LearnedOperator:
                    ObservationConfig(**raw), float(meta.get("rollout_success_rate", 0.0)),
                    int(meta.get("rollouts", 0)), int(meta.get("env_steps", 0)),
                    str(meta.get("failure", "")), str(meta.get("novelty", "")),
-                   int(meta.get("horizon", 200)), checkpoint)
+                   int(meta.get("horizon", 200)), checkpoint,
+                   withheld=tuple(meta.get("withheld", ())))
 
     def add_to(self, kb: KnowledgeBase) -> Entry:
         return kb.add(self.schema, origin="learned", meta=self.meta())
@@ -254,11 +259,12 @@ class LearnedOperator:
             # to run (the monitor then reports the failure, and recovery relearns it)
         names = world.action_names()
         index = [names.index(n) if n in names else -1 for n in self.action_names]
+        keep = withholding_mask(self.action_names, self.withheld)
         z0 = abstract(world)
         for _ in range(self.horizon if horizon is None else horizon):
             full = world.action_mask()
             mask = np.array([bool(full[i]) if i >= 0 else False for i in index], np.int8)
-            yield self.action_names[int(self.policy(builder.build(), mask))]
+            yield self.action_names[int(self.policy(builder.build(), _withhold(mask, keep)))]
             if self.effects_hold(z0, abstract(world)):
                 return
 
@@ -291,6 +297,45 @@ def _pin_functional(pre: Sequence[Condition], effects: Sequence[Effect]
     return tuple(pre), tuple(effects)
 
 
+def withholding_mask(action_names: Sequence[str], withheld: Collection[str]) -> np.ndarray:
+    """1 for the actions that may be taken, 0 for the withheld ones."""
+    out = set(withheld)
+    return np.array([n not in out for n in action_names], np.int8)
+
+
+def _withhold(mask: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The legal actions minus the withheld ones; all the legal ones when nothing else is
+    left (a policy needs some action to choose)."""
+    kept = mask * keep
+    return kept if kept.any() else mask
+
+
+def spent_items(effects: Sequence[Effect], binding: Mapping[str, str] | None = None
+                ) -> set[str]:
+    """The inventory items these effects decrease."""
+    b = binding or {}
+    return {b.get(e.arg, e.arg) for e in effects
+            if isinstance(e, CountChange) and e.fluent == INVENTORY and e.delta < 0}
+
+
+def spending_actions(world: World, action_names: Sequence[str], allowed: Collection[str]
+                     ) -> tuple[str, ...]:
+    """The actions that, by the world's own declared model, can spend an inventory item
+    outside `allowed` (crafting, trading, placing what the task still needs). Empty when
+    the model cannot be derived."""
+    try:
+        d = derive(world)
+    except (DerivationError, ValueError):
+        return ()
+    spending: set[str] = set()
+    for op in d.operators:
+        if "{" in op.action:
+            continue
+        if spent_items(op.effects) - set(allowed):
+            spending.add(op.action)
+    return tuple(n for n in action_names if n in spending)
+
+
 def _next_name(failed: str, kb: KnowledgeBase | None) -> str:
     n = 1
     while kb is not None and f"learned_{failed}_{n}" in kb:
@@ -299,7 +344,7 @@ def _next_name(failed: str, kb: KnowledgeBase | None) -> str:
 
 
 def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int = 10, *,
-                           kb: KnowledgeBase | None = None, training_steps: int = 0,
+                           kb: KnowledgeBase | None = None, spent_steps: int = 0,
                            novelty: str = "", min_success_rate: float = 0.0,
                            new_types: Collection[str] | None = None,
                            relevant: Collection[tuple[str, str]] | None = None,
@@ -310,6 +355,9 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
     rate is below `min_success_rate` (an operator the planner cannot rely on is worse than
     none), or when the successes share no effect. `name`: keep this name (fine-tuning an
     operator replaces it); by default the next free `learned_<failed>_<n>`.
+    `spent_steps`: env steps the recovery spent before these rollouts (training, its
+    evaluation, sampled maps), so the provenance states the recovery's env steps in all,
+    the figure every other output gives (docs/COUNTS.md).
     """
     failure = env.failure
     before = env.env_steps
@@ -321,20 +369,70 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
         raise ValueError(f"policy for {op} succeeded in {len(wins)} of {n_rollouts} rollouts")
     keys = relevant if relevant is not None else relevant_counts(env.kb)
     effects = common_effects(wins, keys, failed_objects(op))
+    withheld: tuple[str, ...] = ()
+    # the operator replaces one that spent nothing it does not declare: when the policy's
+    # rollouts spend more (a craft or trade on the way, which every later plan would then
+    # have to pay for and require), try it without the actions that can spend anything else
+    declared = spent_items(op.schema.effects, op.binding)
+    if spent_items(effects) - declared:
+        frugal, withheld, frugal_rate = _frugal(env, policy, n_rollouts, declared)
+        frugal_effects = common_effects(frugal, keys, failed_objects(op))
+        if frugal_rate >= max(min_success_rate, 1e-9) and frugal_effects and (
+                len(spent_items(frugal_effects) - declared)
+                < len(spent_items(effects) - declared)):
+            wins, rate, effects = frugal, frugal_rate, frugal_effects
+        else:
+            withheld = ()
+    effects = _stand_in(op, wins, effects, keys)
     if not effects:
         raise ValueError(f"the successful rollouts for {op} share no effect the planner uses")
     if new_types is None:
         known = {o.name for o in env.kb.base.objects}
         new_types = [t for t in env.world.types.names if t not in known]
     name = name or _next_name(op.name, kb if kb is not None else env.kb)
-    steps = training_steps + env.env_steps - before
+    steps = spent_steps + env.env_steps - before
     provenance = (f"learned after {op} failed ({failure.kind}: {failure.reason or 'effects'})"
                   + (f" under novelty {novelty}" if novelty else "")
-                  + f"; {steps} env steps, success {rate:.0%} of {n_rollouts} rollouts")
+                  + f"; {steps} env steps in all, success {rate:.0%} of {n_rollouts} "
+                    "rollouts")
     mean_steps = float(np.mean([r.steps for r in wins]))
     pre, effects = _pin_functional(learned_preconditions(failure, effects, new_types), effects)
     schema = OperatorSchema(name, functional_params(effects), pre, effects, f"policy:{name}",
                             provenance, cost=max(1.0, mean_steps))
     return LearnedOperator(schema, policy, env.action_names, env.config.observation, rate,
                            n_rollouts, steps, str(failure), novelty, env.config.horizon,
-                           checkpoint)
+                           checkpoint, withheld=withheld)
+
+
+def _stand_in(op: GroundOperator, wins: Sequence[Rollout], effects: tuple[Effect, ...],
+              relevant: Collection[tuple[str, str]]) -> tuple[Effect, ...]:
+    """When every successful rollout did what the failed operator declares, the learned
+    operator stands in for it: it promises the failed operator's gains, not the others its
+    rollouts happened to make on the way (ore broken while walking around it, from the one
+    start it learned on), which later plans would count on and other maps would not give.
+    What it spends, and what it faces or holds, stay promised: those are sound to state and
+    the planner must know them."""
+    if not all(not check_effects(op, r.start, r.end, relevant)[0] for r in wins):
+        return effects
+    b = op.binding
+    declared = {(e.fluent, b.get(e.arg, e.arg)) for e in op.schema.effects
+                if isinstance(e, CountChange) and e.delta > 0}
+    return tuple(e for e in effects if not (
+        isinstance(e, CountChange) and e.delta > 0 and (e.fluent, e.arg) not in declared))
+
+
+def _frugal(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int, declared: Collection[str]
+            ) -> tuple[list[Rollout], tuple[str, ...], float]:
+    """Rollouts of the policy with the actions that can spend anything outside `declared`
+    withheld: (the successful ones, the withheld actions, the success rate)."""
+    withheld = spending_actions(env.world, env.action_names, declared)
+    if not withheld:
+        return [], (), 0.0
+    keep = withholding_mask(env.action_names, withheld)
+
+    def frugal(obs: np.ndarray, mask: np.ndarray) -> int:
+        return policy(obs, _withhold(np.asarray(mask, np.int8), keep))
+
+    results = [rollout(env, frugal) for _ in range(n_rollouts)]
+    wins = [r for r in results if r.success]
+    return wins, withheld, len(wins) / max(1, n_rollouts)

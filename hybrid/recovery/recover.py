@@ -14,7 +14,6 @@ evaluation episodes of the convergence test are counted apart, as the paper leav
 from __future__ import annotations
 
 import time
-import zlib
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -32,6 +31,7 @@ from nesyworld.hybrid.recovery.starts import (
     relaxed_reachable,
     sample_failure_starts,
 )
+from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import EpochRecord, ICMConfig, PPOConfig, TrainConfig, TrainResult, train
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import PlanCache, Planner
@@ -94,6 +94,10 @@ class RecoveryConfig:
     needs) over the rest of the whole action space the recovery acts with; 0 for none. With
     ~50 actions and ~20 in focus, 2.0 gives the focus about 85% of the first samples: the
     fence and fire recoveries learned in several times more steps without it."""
+    finetunes: int = 3
+    """Fine-tunes of one learned operator (each after it failed on a new map) before the
+    agent stops tuning it and only replans around its failures: without a bound, failures
+    on ever new maps keep restarting the learning, and adaptation never ends."""
     finetune_lr: float = 1e-4
     """Learning rate when fine-tuning a learned operator that failed (lower than a fresh
     run's, so the policy adapts without forgetting)."""
@@ -119,9 +123,10 @@ class RecoveryOutcome:
 
     failure: str
     operator: LearnedOperator | None
-    env_steps: int
-    """Training plus checking rollouts: the adaptation cost (evaluation excluded)."""
-    eval_env_steps: int
+    learning_steps: int
+    """Training, checking rollouts and sampled failure maps (docs/COUNTS.md)."""
+    evaluation_steps: int
+    """The learner's own evaluation episodes (its convergence test)."""
     wall_seconds: float
     converged: bool
     fine_tuned: bool
@@ -135,10 +140,16 @@ class RecoveryOutcome:
     def ok(self) -> bool:
         return self.operator is not None
 
+    @property
+    def env_steps(self) -> int:
+        """Env steps in all: what this recovery adds to T_adapt."""
+        return self.learning_steps + self.evaluation_steps
+
     def summary(self) -> dict[str, Any]:
         return {"method": "learning", "failure": self.failure,
                 "operator": self.operator.name if self.operator else None,
-                "env_steps": self.env_steps, "eval_env_steps": self.eval_env_steps,
+                "env_steps": self.env_steps, "learning_steps": self.learning_steps,
+                "evaluation_steps": self.evaluation_steps,
                 "wall_seconds": round(self.wall_seconds, 2), "converged": self.converged,
                 "fine_tuned": self.fine_tuned, "plan_uses_it": self.plan_uses_it,
                 "epochs": len(self.epochs), "extra_starts": self.extra_starts,
@@ -219,7 +230,7 @@ class Recovery:
             learned = build_learned_operator(
                 checker, result.learner.policy(greedy=False, seed=s.train.seed), s.rollouts,
                 kb=self.kb,
-                training_steps=result.env_steps, novelty=self.novelty,
+                spent_steps=result.total_env_steps + sampling_steps, novelty=self.novelty,
                 min_success_rate=s.min_success_rate, name=op_name,
                 checkpoint=result.checkpoint(operator=op_name or ""))
         except ValueError as err:
@@ -294,7 +305,6 @@ class Recovery:
 
     @staticmethod
     def _map_seeds(seed: int, failure: OperatorFailure, n: int) -> list[int]:
-        """Seeds for the extra maps: fixed by the run's seed and the failing operator, so
-        a run repeats, and apart from the seeds episodes use (small numbers)."""
-        base = 1_000_000 + 1_000 * seed + zlib.crc32(failure.operator.name.encode()) % 1_000
-        return [base + 7_919 * (k + 1) for k in range(n)]
+        """The run's extra maps for this failing operator (nesyworld.hybrid.seeding): fixed
+        by the run seed (the learner's) and the operator, disjoint from every other run's."""
+        return RunSeeds(seed).extra_maps(failure.operator.name, n)

@@ -65,12 +65,22 @@ class RepairOutcome:
     def ok(self) -> bool:
         return self.candidate is not None
 
+    @property
+    def learning_steps(self) -> int:
+        """Verification runs are learning steps (docs/COUNTS.md): all of `env_steps`."""
+        return self.env_steps
+
+    @property
+    def evaluation_steps(self) -> int:
+        return 0
+
     def summary(self) -> dict[str, Any]:
         c = self.candidate
         return {"method": "repair", "failure": self.failure, "evidence": self.evidence,
                 "repair": c.kind if c else None, "rationale": c.rationale if c else "",
                 "operators": [op.name for op in c.operators] if c else [],
                 "demoted": list(c.demote) if c else [], "env_steps": self.env_steps,
+                "learning_steps": self.env_steps, "evaluation_steps": 0,
                 "wall_seconds": round(self.wall_seconds, 2), "tried": self.tried,
                 "before": self.before, "after": self.after}
 

@@ -180,8 +180,9 @@ def train(
             env_factory, vector_env_factory, config, success_key, venvs
         )
         train_envs, eval_envs = venvs
-        train_envs.seed(config.seed)
-        eval_envs.seed(config.seed + 10_000)
+        env_seed = config.seed if config.env_seed is None else config.env_seed
+        train_envs.seed(env_seed)
+        eval_envs.seed(env_seed + 10_000)
         learner = build_learner(obs_space, act_space, ppo, icm, config.deterministic_eval)
         if init is not None:
             learner.load(init)

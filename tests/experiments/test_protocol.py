@@ -52,8 +52,10 @@ def test_transfer_rl_trains_on_both_sides_of_the_novelty() -> None:
         eta=5, max_episode_steps=30))
     pre = [c for c in record["curve"] if c["phase"] == "pre"]
     post = [c for c in record["curve"] if c["phase"] == "post"]
-    assert pre[-1]["env_steps"] == 200 and pre[-1]["actions"] == 0  # trainer's steps
-    assert post[-2]["env_steps"] == 400  # one adaptation epoch after the injection
+    # the trainer's 200 steps and its one evaluation episode (at most 30 steps) per epoch
+    assert 200 < pre[-1]["env_steps"] <= 230 and pre[-1]["actions"] == 0
+    after = post[-2]["env_steps"] - pre[-1]["env_steps"]
+    assert 200 < after <= 230  # one adaptation epoch after the injection
     assert record["detections"] == []  # RL agents report no novelty
 
 
@@ -76,4 +78,21 @@ def test_a_pretrained_rl_agent_is_evaluated_not_trained_before_the_novelty(
     record = run("transfer_rl", "axe", protocol)
     pre = [c for c in record["curve"] if c["phase"] == "pre"]
     assert len(pre) == protocol.eta and all(c["env_steps"] == 0 for c in pre)
-    assert record["curve"][-2]["env_steps"] == 100  # it learns after the novelty
+    # it learns after the novelty: 100 training steps, plus its trainer's one evaluation
+    # episode of at most 20 steps (env steps in all, docs/COUNTS.md)
+    assert 100 < record["curve"][-2]["env_steps"] <= 120
+
+
+def test_the_first_run_of_an_agent_and_seed_pretrains_and_the_next_loads_it(
+        tmp_path: Path) -> None:
+    protocol = ProtocolConfig(pre_steps=200, post_steps=100, epoch_steps=100,
+                              eval_episodes=1, post_eval_episodes=1, eta=2,
+                              max_episode_steps=20,
+                              pretrained=str(tmp_path / "pre" / "{agent}_{seed}.pt"))
+    first = run("transfer_rl+icm", "axe", protocol)
+    saved = tmp_path / "pre" / "transfer_rl_icm_0.pt"
+    assert saved.exists() and not list(saved.parent.glob(".*.tmp"))
+    assert [c["env_steps"] for c in first["curve"] if c["phase"] == "pre"][-1] >= 200
+    second = run("transfer_rl+icm", "fence", protocol)
+    pre = [c for c in second["curve"] if c["phase"] == "pre"]
+    assert len(pre) == protocol.eta and all(c["env_steps"] == 0 for c in pre)

@@ -81,7 +81,8 @@ def test_shipped_configs_expand_to_the_grids() -> None:
     assert set(table2.agents) == {"rapidlearn+", "rapidlearn", "transfer_rl+icm",
                                   "transfer_rl"}
     assert set(table2.novelties) == {"axe", "chest", "distance", "fence", "fire"}
-    assert table2.seeds == tuple(range(10)) and table2.protocol == ProtocolConfig()
+    assert table2.seeds == tuple(range(10)) and table2.protocol == ProtocolConfig(
+        pretrained="results/table2/pretrained/{agent}_{seed}.pt")  # the paper's values
     recovery = load_experiment("recovery")
     assert len(recovery.runs()) == 2 * 5 * 5
     assert recovery.protocol.post_steps < table2.protocol.post_steps

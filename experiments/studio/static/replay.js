@@ -22,8 +22,8 @@ function setRecording(rec, label) {
     ? (rec.result.success ? "goal reached" : "goal not reached") : "unfinished";
   const novelties = rec.novelties && rec.novelties.length ? ` + ${rec.novelties.join(", ")}` : "";
   $("recording-info").textContent =
-    `${label}: ${rec.agent} agent on ${rec.spec}${novelties}, seed ${rec.seed}, ` +
-    `${rec.frames.length - 1} steps, ${result}`;
+    `${label}: ${rec.agent} agent on ${rec.spec}${novelties}, map seed ${rec.seed}, ` +
+    `${rec.frames.length - 1} world steps, ${result}`;
   $("replay").hidden = false;
   $("empty-hint").hidden = true;
   showError(null);
@@ -186,7 +186,7 @@ function drawCurve(epochs) {
     `<line x1="${L}" y1="${y(0)}" x2="${L}" y2="${y(1)}" stroke="#999"/>` +
     `<text x="2" y="${y(1) + 3}">1.0</text><text x="2" y="${y(0) + 3}">0.0</text>` +
     `<text x="${L}" y="${H - 8}">0</text>` +
-    `<text x="${W - R}" y="${H - 8}" text-anchor="end">${maxX} env steps</text>` +
+    `<text x="${W - R}" y="${H - 8}" text-anchor="end">${maxX} training steps</text>` +
     `<polyline id="curve-success" fill="none" stroke="#2f6fdd" stroke-width="2" points="${line(success)}"/>` +
     dots(success, "success") +
     `<polyline fill="none" stroke="#e08a2c" stroke-dasharray="4 2" points="${line(rewards.map(norm))}"/>` +

@@ -1,0 +1,59 @@
+"""RL pre-training once per (agent, seed), shared by every novelty of a sweep.
+
+The paper pre-trains each RL agent for 4M env steps per seed (section 7) and measures every
+novelty from that one policy. A sweep runs novelty-major on several workers, so the first run
+of an (agent, seed) to start pre-trains and saves the checkpoint, and every later run of that
+pair loads it and only evaluates it before the novelty. `protocol.pretrained` names the file,
+e.g. `results/pretrained/{agent}_{seed}.pt`.
+
+An exclusive lock on `<file>.lock` is held while a run decides and, if needed, pre-trains. A
+second worker that reaches the same pair waits for the checkpoint instead of training it
+again. The lock is `fcntl.flock`, and it also works across hosts on a shared POSIX
+filesystem. Where `fcntl` is missing (Windows), runs do not wait, and two of them may
+pre-train the same pair; the second save then replaces the first.
+The checkpoint is written to a temporary file and renamed, so a killed run never leaves a
+half-written one for the next to load.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["checkpoint_path", "pretraining_lock", "save_atomically"]
+
+
+def checkpoint_path(template: str, agent: str, seed: int) -> Path | None:
+    """The pre-trained checkpoint of (agent, seed): `{agent}` and `{seed}` filled in."""
+    if not template:
+        return None
+    return Path(template.format(agent=agent.replace("+", "_"), seed=seed))
+
+
+@contextlib.contextmanager
+def pretraining_lock(path: Path) -> Iterator[None]:
+    """Hold the (agent, seed)'s lock: one run pre-trains it while the others wait."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # no POSIX locks: runs may pre-train the same pair twice
+        yield
+        return
+    with open(path.with_name(path.name + ".lock"), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def save_atomically(save: object, path: Path) -> None:
+    """`save(tmp)` then rename over `path`: readers see the whole file or none."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        save(tmp)  # type: ignore[operator]
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
