@@ -38,6 +38,9 @@ def add_commands(sub: Any) -> None:
                         "same results file collects every chunk)")
     p.add_argument("--novelties", nargs="+", metavar="NOVELTY",
                    help="only these of the config's novelties")
+    p.add_argument("--report", type=Path, metavar="DIR",
+                   help="when the runs are done, write the report (as `nesyworld report "
+                        "RESULTS --out DIR`) of the whole results file to DIR")
     p.add_argument("--run-fn", default=None, metavar="MODULE:FUNCTION",
                    help=argparse.SUPPRESS)  # for tests and alternative protocols
     p.add_argument("--json", action="store_true",
@@ -108,6 +111,12 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         if errors:
             console.print("failed (rerun the command to retry them): " + ", ".join(errors),
                           highlight=False)
+    if args.report is not None:
+        from nesyworld.experiments.protocol.report import read_records, write_report
+
+        paths = write_report(read_records(out), args.report)
+        if not args.json:
+            print(f"wrote {', '.join(str(p) for p in paths.values())}")
     return 1 if errors else 0
 
 
@@ -115,6 +124,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from nesyworld.experiments.protocol.paper_table2 import comparison_table, paper_comparison
     from nesyworld.experiments.protocol.report import (
         print_table2,
+        protocol_names,
         read_records,
         table2_rows,
         write_report,
@@ -134,9 +144,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     console = Console()
+    names = protocol_names(records)
+    console.print(f"protocol: {', '.join(names)} (docs/COUNTS.md)", highlight=False)
     print_table2(rows, console)
     comparisons = paper_comparison(rows)
-    if comparisons:
+    if comparisons and names == ["paper"]:
         console.print(comparison_table(comparisons))
+    elif comparisons:
+        console.print("not set beside the paper's figures: these runs did not use the "
+                      "paper's protocol", highlight=False)
     console.print(f"wrote {', '.join(str(p) for p in paths.values())}", highlight=False)
     return 0

@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.table import Table
 
 from nesyworld.experiments.protocol.metrics import Adaptation, MetricsError, RunMetrics, metrics_of
+from nesyworld.experiments.protocol.records import ProtocolConfig
 from nesyworld.experiments.protocol.sweep import latest_records, load_records
 
 NOVELTY_ORDER = ("axe", "chest", "distance", "fence", "fire")
@@ -336,6 +337,20 @@ def _budgets(records: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(f"- protocol: `{s}`" for s in sorted(seen))
 
 
+def protocol_names(records: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The protocols the records were measured under (records.PROTOCOL_NAMES); a record
+    from before protocols were named gets the name its values earn."""
+    names = set()
+    for r in records:
+        protocol = dict((r.get("spec") or {}).get("protocol", {}))
+        protocol.setdefault("name", "")
+        try:
+            names.add(ProtocolConfig(**protocol).name)
+        except (TypeError, ValueError):
+            names.add("custom")
+    return sorted(names)
+
+
 def write_report(records: Sequence[Mapping[str, Any]], out_dir: str | Path,
                  impact_tolerance: float = 0.0) -> dict[str, Path]:
     """Write metrics.csv, report.md (table 2, comparison with the paper, budgets) and the
@@ -346,10 +361,19 @@ def write_report(records: Sequence[Mapping[str, Any]], out_dir: str | Path,
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = table2_rows(records, impact_tolerance)
     ok = sum(r.seeds for r in rows)
-    text = (f"# Results: {ok} of {len(records)} runs finished\n\n"
+    names = protocol_names(records)
+    if names == ["paper"]:
+        beside = (f"## Beside the paper ({PAPER_SOURCE})\n\n"
+                  f"{comparison_markdown(paper_comparison(rows))}\n")
+    else:
+        beside = ("## Beside the paper\n\nNot compared: these runs used the "
+                  f"{' and '.join(names)} protocol, not the paper's (docs/COUNTS.md).\n\n")
+    hours = sum(float(r.get("wall_seconds", 0.0)) for r in records) / 3600
+    text = (f"# Results: {ok} of {len(records)} runs finished, in {hours:.1f} worker-hours "
+            "(the sum of the runs' wall times)\n\n"
+            f"Protocol: {', '.join(names)} (docs/COUNTS.md).\n\n"
             f"## Table 2 (mean ± std over seeds)\n\n{table2_markdown(rows)}\n"
-            f"## Beside the paper ({PAPER_SOURCE})\n\n"
-            f"{comparison_markdown(paper_comparison(rows))}\n"
+            + beside +
             f"## Budgets\n\n{_budgets(records)}\n")
     paths = {"csv": write_csv(records, out_dir / "metrics.csv", impact_tolerance),
              "markdown": out_dir / "report.md"}

@@ -11,6 +11,7 @@ provenance naming the failure, the novelty and the environment steps it cost.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -361,12 +362,13 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
     """
     failure = env.failure
     before = env.env_steps
-    results = [rollout(env, policy) for _ in range(n_rollouts)]
+    results = _rollouts(env, policy, n_rollouts, min_success_rate)
     wins = [r for r in results if r.success]
     rate = len(wins) / max(1, n_rollouts)
     op = failure.operator
     if not wins or rate < min_success_rate:
-        raise ValueError(f"policy for {op} succeeded in {len(wins)} of {n_rollouts} rollouts")
+        raise ValueError(f"policy for {op} succeeded in {len(wins)} of {len(results)} "
+                         f"rollouts (of {n_rollouts})")
     keys = relevant if relevant is not None else relevant_counts(env.kb)
     effects = common_effects(wins, keys, failed_objects(op))
     withheld: tuple[str, ...] = ()
@@ -375,7 +377,8 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
     # have to pay for and require), try it without the actions that can spend anything else
     declared = spent_items(op.schema.effects, op.binding)
     if spent_items(effects) - declared:
-        frugal, withheld, frugal_rate = _frugal(env, policy, n_rollouts, declared)
+        frugal, withheld, frugal_rate = _frugal(env, policy, n_rollouts, declared,
+                                                min_success_rate)
         frugal_effects = common_effects(frugal, keys, failed_objects(op))
         if frugal_rate >= max(min_success_rate, 1e-9) and frugal_effects and (
                 len(spent_items(frugal_effects) - declared)
@@ -421,8 +424,8 @@ def _stand_in(op: GroundOperator, wins: Sequence[Rollout], effects: tuple[Effect
         isinstance(e, CountChange) and e.delta > 0 and (e.fluent, e.arg) not in declared))
 
 
-def _frugal(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int, declared: Collection[str]
-            ) -> tuple[list[Rollout], tuple[str, ...], float]:
+def _frugal(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int, declared: Collection[str],
+            min_success_rate: float = 0.0) -> tuple[list[Rollout], tuple[str, ...], float]:
     """Rollouts of the policy with the actions that can spend anything outside `declared`
     withheld: (the successful ones, the withheld actions, the success rate)."""
     withheld = spending_actions(env.world, env.action_names, declared)
@@ -433,6 +436,19 @@ def _frugal(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int, declared: Colle
     def frugal(obs: np.ndarray, mask: np.ndarray) -> int:
         return policy(obs, _withhold(np.asarray(mask, np.int8), keep))
 
-    results = [rollout(env, frugal) for _ in range(n_rollouts)]
-    wins = [r for r in results if r.success]
+    wins = [r for r in _rollouts(env, frugal, n_rollouts, min_success_rate) if r.success]
     return wins, withheld, len(wins) / max(1, n_rollouts)
+
+
+def _rollouts(env: RecoveryEnv, policy: PolicyFn, n: int, min_success_rate: float
+              ) -> list[Rollout]:
+    """Up to `n` rollouts, stopping as soon as so many have failed that the success rate
+    can no longer reach `min_success_rate` (the verdict is then known, and each failed
+    rollout costs the whole horizon)."""
+    allowed = n - math.ceil(min_success_rate * n - 1e-9)
+    out: list[Rollout] = []
+    for _ in range(n):
+        out.append(rollout(env, policy))
+        if min_success_rate > 0 and sum(not r.success for r in out) > allowed:
+            break
+    return out

@@ -183,4 +183,11 @@ def test_write_report_and_read_records(records: list[dict[str, Any]], tmp_path: 
     assert set(paths) == {"csv", "markdown", "figure4_axe", "figure4_chest"}
     assert all(p.exists() and p.stat().st_size > 0 for p in paths.values())
     text = paths["markdown"].read_text()
-    assert "71040 ± 17413" in text and "2000 ± 816" in text and '"post_steps": 3000' in text
+    assert "2000 ± 816" in text and '"post_steps": 3000' in text
+    # these fake runs used budgets of their own: never set beside the paper's figures
+    assert "Not compared: these runs used the custom protocol" in text
+    assert "71040 ± 17413" not in text
+    at_paper = [dict(r, spec={**r["spec"], "protocol": {"post_steps": 3000}})
+                if r.get("spec") else r for r in loaded]  # the paper's fixed values
+    text = write_report(at_paper, tmp_path / "paper")["markdown"].read_text()
+    assert "Protocol: paper" in text and "71040 ± 17413" in text
