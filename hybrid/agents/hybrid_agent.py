@@ -93,6 +93,11 @@ class HybridAgent(PlanningAgent):
         self._gave_up: dict[str, int] = {}  # failed recoveries by operator name
         self._failures_seen: dict[str, int] = {}  # failures by operator name, all episodes
         self._tuned: dict[str, int] = {}  # fine-tunes by learned operator name
+        self._failed_here: set[str] = set()  # operators a learning failed for, this episode
+
+    def reset(self, observation: Any, info: dict[str, Any]) -> None:
+        super().reset(observation, info)
+        self._failed_here = set()
 
     @property
     def adaptation_env_steps(self) -> int:
@@ -191,6 +196,7 @@ class HybridAgent(PlanningAgent):
         self.recoveries.append(outcome)
         if outcome.operator is None:
             self._gave_up[name] = self._gave_up.get(name, 0) + 1
+            self._failed_here.add(name)
             self.emit("recovery_failed", f"no operator learned in {outcome.env_steps} "
                       f"steps: {outcome.error}", **outcome.summary())
             return False
@@ -218,6 +224,10 @@ class HybridAgent(PlanningAgent):
             return iter(())
         if self._gave_up.get(name, 0) >= self.recovery_config.attempts:
             return iter(())  # learning this one failed before: replan around it instead
+        if name in self._failed_here:
+            # a learning from this very situation just failed, at the cost of its whole
+            # budget: the next attempt waits for another map
+            return iter(())
         previous = self.learned.get(name)
         if isinstance(previous, LearnedOperator):
             if self._tuned.get(name, 0) >= self.recovery_config.finetunes:

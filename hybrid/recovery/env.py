@@ -260,7 +260,9 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
 
     def plannable(self, z: SymbolicState) -> bool | None:
         """Can the goal be planned from z without the failed operator? Unknown answers are
-        remembered for the episode so a slow planner is not asked again and again."""
+        remembered for the env's life: the planner hit its bound there (about 10 s a
+        question), and asking again in every episode that reaches z gets the same answer
+        (the in-process search is deterministic) at the same price."""
         if z in self._verdicts:
             return self._verdicts[z]
         verdict = self.planner.plannable(self.planning, z, self.goal)
@@ -285,7 +287,6 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
         self.episodes += 1
         self._t = 0
         self._z = abstract(self.world)
-        self._verdicts = {}
         return self.builder.build(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:

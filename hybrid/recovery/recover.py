@@ -98,6 +98,12 @@ class RecoveryConfig:
     """Fine-tunes of one learned operator (each after it failed on a new map) before the
     agent stops tuning it and only replans around its failures: without a bound, failures
     on ever new maps keep restarting the learning, and adaptation never ends."""
+    patience: int = 8
+    """Evaluation epochs in a row without a single success after which a recovery stops
+    training (0: never): a policy that has found no way from the failure in that many
+    epochs rarely finds one in the rest of the budget, which it would spend whole (60,000
+    steps, and nearly as many again in evaluation episodes that run to the horizon). On the
+    Fence novelty a crafting table walled in a corner cost 110,752 env steps so, twice."""
     finetune_lr: float = 1e-4
     """Learning rate when fine-tuning a learned operator that failed (lower than a fresh
     run's, so the policy adapts without forgetting)."""
@@ -154,6 +160,23 @@ class RecoveryOutcome:
                 "fine_tuned": self.fine_tuned, "plan_uses_it": self.plan_uses_it,
                 "epochs": len(self.epochs), "extra_starts": self.extra_starts,
                 "error": self.error}
+
+
+def _with_patience(on_epoch: Callable[[EpochRecord], bool | None] | None, patience: int
+                   ) -> Callable[[EpochRecord], bool | None] | None:
+    """`on_epoch`, also stopping training after `patience` epochs in a row whose evaluation
+    had no success at all."""
+    if patience <= 0:
+        return on_epoch
+    dry = 0
+
+    def callback(record: EpochRecord) -> bool:
+        nonlocal dry
+        stop = bool(on_epoch(record)) if on_epoch is not None else False
+        dry = dry + 1 if record.success_rate == 0 else 0
+        return stop or dry >= patience
+
+    return callback
 
 
 class Recovery:
@@ -220,7 +243,8 @@ class Recovery:
         factory = recovery_env_factory(world.spec, failure.snapshot, failure, self.kb, s.env,
                                        **kwargs)
         init = previous.checkpoint if tuning and previous is not None else None
-        result = train(factory, s.train, ppo, s.icm, init=init, on_epoch=self.on_epoch)
+        result = train(factory, s.train, ppo, s.icm, init=init,
+                       on_epoch=_with_patience(self.on_epoch, s.patience))
         checker = factory()
         # seeded once: the rollouts' start states then follow from the training seed, so a
         # recovery (and the T_adapt it adds) repeats exactly

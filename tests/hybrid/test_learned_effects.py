@@ -66,3 +66,51 @@ def test_a_learned_gain_the_worlds_semantics_cannot_explain_is_not_promised() ->
     assert both.schema.effects == (CountChange(INVENTORY, "oak_log", 1),)
     only = learned(CountChange(INVENTORY, "trader", 1))
     assert "declared semantics" in (Recovery._check_declared(world, failure, only) or "")
+
+
+def test_a_stand_in_promises_the_failed_operators_gains_not_its_detours() -> None:
+    from nesyworld.hybrid.execution.operators import GroundOperator
+    from nesyworld.hybrid.recovery.learned_operator import _stand_in
+    from nesyworld.world.actions.schema import OperatorSchema
+
+    craft = GroundOperator(OperatorSchema("craft_stick", (), (), (
+        CountChange(INVENTORY, "planks", -2), CountChange(INVENTORY, "stick", 4)), "c", "t"))
+    # every rollout did what craft_stick declares, and broke an oak log on the way
+    start = SymbolicState(NAMES, 0, 0, (0, 0, 0, 0, 3), (0, 0, 4, 0, 0))
+    end = SymbolicState(NAMES, 0, 0, (0, 0, 0, 0, 3), (0, 1, 2, 4, 0))
+    wins = [Rollout(True, 5, start, end, ())] * 2
+    effects = common_effects(wins, relevant={(INVENTORY, "stick")})
+    assert CountChange(INVENTORY, "oak_log", 1) in effects
+    kept = _stand_in(craft, wins, effects, {(INVENTORY, "stick")})
+    assert CountChange(INVENTORY, "oak_log", 1) not in kept  # a detour, not promised
+    assert CountChange(INVENTORY, "stick", 4) in kept
+    assert CountChange(INVENTORY, "planks", -2) in kept  # what it spends stays promised
+    # a rollout that did not do what the failed operator declares: promise what was seen
+    short = [Rollout(True, 5, start, SymbolicState(NAMES, 0, 0, (0, 0, 0, 0, 3),
+                                                   (0, 1, 4, 0, 0)), ())]
+    seen = common_effects(short, relevant=set())
+    assert _stand_in(craft, short, seen, {(INVENTORY, "stick")}) == seen
+
+
+def test_spending_actions_are_those_the_worlds_model_says_spend_something_else() -> None:
+    import numpy as np
+
+    from nesyworld.hybrid.recovery.learned_operator import (
+        _withhold,
+        spending_actions,
+        withholding_mask,
+    )
+    from nesyworld.world import World
+
+    world = World("pogostick", seed=0)
+    names = tuple(world.action_names())
+    spend = spending_actions(world, names, allowed=())
+    assert {"craft_planks", "craft_stick", "trade_block_of_titanium_1"} <= set(spend)
+    assert not [n for n in spend if n.startswith(("approach_", "move", "select_"))]
+    assert "craft_planks" not in spending_actions(world, names, allowed={"oak_log"})
+    keep = withholding_mask(names, spend)
+    mask = np.ones(len(names), np.int8)
+    assert not _withhold(mask, keep)[names.index("craft_planks")]
+    only = np.zeros(len(names), np.int8)
+    only[names.index("craft_planks")] = 1
+    assert (_withhold(only, keep) == only).all()  # never leave the policy nothing
