@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Flask, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
@@ -25,8 +26,10 @@ from nesyworld.experiments.studio.levels import (
     palette,
 )
 from nesyworld.hybrid.recording.reader import RecordingError, read_recording
+from nesyworld.world.errors import SpecError
 
 STATIC = Path(__file__).parent / "static"
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 MAX_UPLOAD = 64 * 1024 * 1024
 
 
@@ -68,6 +71,27 @@ def create_app(recordings: list[str | Path] | None = None,
     def bad_level(exc: LevelError) -> Any:
         return problem(422, exc.message, exc.where, exc.expected)
 
+    @app.errorhandler(SpecError)
+    def bad_spec(exc: SpecError) -> Any:  # a level whose YAML the world refuses
+        return problem(422, str(exc).splitlines()[0][:300], "level", "a level the world loads")
+
+    @app.errorhandler(RecursionError)
+    def too_deep(exc: RecursionError) -> Any:
+        return problem(400, "the request nests too deeply", "request", "a level or recording")
+
+    @app.before_request
+    def loopback_only() -> Any:
+        """DNS rebinding: a page on another site that resolves its name to 127.0.0.1 would
+        otherwise reach the studio; only requests that name the loopback are served."""
+        try:
+            host = urlsplit("//" + (request.host or "")).hostname
+        except ValueError:
+            host = None
+        if host not in LOOPBACK_HOSTS:
+            return problem(403, "the studio answers only requests to the loopback", "Host",
+                           "localhost or 127.0.0.1")
+        return None
+
     @app.get("/")
     def index() -> Any:
         return send_from_directory(STATIC, "index.html")
@@ -101,15 +125,21 @@ def create_app(recordings: list[str | Path] | None = None,
 
     @app.get("/api/level")
     def new_level() -> Any:
+        from nesyworld.domains import shipped_specs
+
         base = request.args.get("spec", "pogostick")
         seed = request.args.get("seed", "0")
-        if not seed.isdigit():
-            return problem(400, f"bad seed '{seed}'", "seed", "a whole number")
+        if not seed.isdigit() or len(seed) > 18:
+            return problem(400, f"bad seed '{seed[:20]}'", "seed", "a whole number")
+        if base not in shipped_specs():  # never a path: the studio opens no other file
+            return problem(404, f"no shipped spec named '{base[:80]}'", "spec",
+                           "a shipped spec name (GET /api/specs lists them)")
         try:
             level = level_of(base, int(seed))
             colors, glyphs = palette(base), agent_glyphs(base)
-        except Exception as exc:  # an unknown or broken spec: say which and why
-            return problem(422, str(exc), base, "a shipped spec name or a spec file")
+        except (SpecError, LevelError, ValueError) as exc:  # which spec, never its text
+            return problem(422, f"spec '{base}' cannot be laid out as a level "
+                           f"({type(exc).__name__})", "spec", "a spec with a map")
         return jsonify(level=asdict(level), palette=colors, agent_glyphs=glyphs)
 
     @app.post("/api/level/derive")

@@ -7,14 +7,16 @@ return-scaling statistics) rather than tianshou's `Algorithm.state_dict()`, beca
     states under a key that torch's `load_state_dict` does not route back (tianshou 2.0.1
     only handles the top-level `_optimizers` key).
 
-Files are written with `torch.save` and read with `torch.load(weights_only=False)` because they
-hold gymnasium spaces (to flatten observations exactly as in training): load only checkpoints
-you (or this project) wrote.
+Files are written with `torch.save` and read with `torch.load(weights_only=True)`: tensors,
+numbers, strings, lists and dicts only, with the spaces stored as plain data (space_codec.py),
+so loading a crafted file cannot run code. Files of format 1 (before this change) held
+pickled spaces and are refused, with the way to convert them.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -31,10 +33,20 @@ from nesyworld.learning.config import (
     config_to_dict,
 )
 from nesyworld.learning.policy import Policy
+from nesyworld.learning.training.space_codec import (
+    SpaceFormatError,
+    space_from_dict,
+    space_to_dict,
+)
 
-__all__ = ["Checkpoint", "load_checkpoint", "save_checkpoint"]
+__all__ = ["Checkpoint", "CheckpointError", "load_checkpoint", "save_checkpoint"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""2: spaces as plain data, loaded with weights_only=True. 1: pickled spaces (refused)."""
+
+
+class CheckpointError(ValueError):
+    """A file that is not a checkpoint this version can load; the message says why."""
 
 
 @dataclass
@@ -89,8 +101,8 @@ def save_checkpoint(
         "ppo": config_to_dict(ckpt.ppo),
         "icm": None if ckpt.icm is None else config_to_dict(ckpt.icm),
         "train": None if ckpt.train is None else config_to_dict(ckpt.train),
-        "observation_space": ckpt.observation_space,
-        "action_space": ckpt.action_space,
+        "observation_space": space_to_dict(ckpt.observation_space),
+        "action_space": space_to_dict(ckpt.action_space),
         "obs_dim": ckpt.obs_dim,
         "actor_state": ckpt.actor_state,
         "critic_state": ckpt.critic_state,
@@ -110,24 +122,48 @@ def save_checkpoint(
 
 
 def load_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:
-    """Read a checkpoint written by `save_checkpoint` (tensors are loaded on the CPU)."""
-    payload = torch.load(Path(path), map_location="cpu", weights_only=False)
+    """Read a checkpoint written by `save_checkpoint` (tensors are loaded on the CPU).
+    Nothing in the file can run code; CheckpointError says what is wrong with one that is
+    not a checkpoint of this format."""
+    try:
+        payload = torch.load(Path(path), map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as err:
+        first = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
+        raise CheckpointError(
+            f"{path}: not a plain-data checkpoint (format {FORMAT_VERSION}); a file of format "
+            "1 holds pickled spaces: load it once with an older nesyworld you trust and save "
+            f"it again ({first})") from None
+    except (RuntimeError, EOFError, OSError, ValueError) as err:
+        raise CheckpointError(f"{path}: not a checkpoint torch can read ({type(err).__name__})"
+                              ) from None
+    if not isinstance(payload, dict):
+        raise CheckpointError(f"{path}: expected a mapping of checkpoint fields")
     version = payload.get("format_version")
     if version != FORMAT_VERSION:
-        raise ValueError(f"{path}: checkpoint format {version!r}, expected {FORMAT_VERSION}")
-    return Checkpoint(
-        ppo=config_from_dict(PPOConfig, payload["ppo"]),
-        icm=None if payload["icm"] is None else config_from_dict(ICMConfig, payload["icm"]),
-        train=None if payload["train"] is None else config_from_dict(TrainConfig, payload["train"]),
-        observation_space=payload["observation_space"],
-        action_space=payload["action_space"],
-        obs_dim=int(payload["obs_dim"]),
-        actor_state=payload["actor_state"],
-        critic_state=payload["critic_state"],
-        ppo_optim_state=payload["ppo_optim_state"],
-        icm_state=payload["icm_state"],
-        icm_optim_state=payload["icm_optim_state"],
-        return_stats=payload["return_stats"],
-        env_steps=int(payload["env_steps"]),
-        metadata=dict(payload["metadata"]),
-    )
+        raise CheckpointError(f"{path}: checkpoint format {version!r}, expected "
+                              f"{FORMAT_VERSION}")
+    try:
+        return Checkpoint(
+            ppo=config_from_dict(PPOConfig, payload["ppo"]),
+            icm=None if payload["icm"] is None else config_from_dict(ICMConfig,
+                                                                      payload["icm"]),
+            train=None if payload["train"] is None else config_from_dict(TrainConfig,
+                                                                          payload["train"]),
+            observation_space=space_from_dict(payload["observation_space"],
+                                              f"{path}: observation_space"),
+            action_space=space_from_dict(payload["action_space"], f"{path}: action_space"),
+            obs_dim=int(payload["obs_dim"]),
+            actor_state=payload["actor_state"],
+            critic_state=payload["critic_state"],
+            ppo_optim_state=payload["ppo_optim_state"],
+            icm_state=payload["icm_state"],
+            icm_optim_state=payload["icm_optim_state"],
+            return_stats=payload["return_stats"],
+            env_steps=int(payload["env_steps"]),
+            metadata=dict(payload["metadata"]),
+        )
+    except SpaceFormatError as err:
+        raise CheckpointError(str(err)) from None
+    except (KeyError, TypeError, ValueError) as err:
+        raise CheckpointError(f"{path}: a checkpoint field is missing or malformed "
+                              f"({type(err).__name__}: {str(err)[:120]})") from None

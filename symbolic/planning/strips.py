@@ -24,6 +24,11 @@ class UnsupportedTask(ValueError):
     """The task needs more than STRIPS with negative conditions and conditional effects."""
 
 
+class UnknownObjects(UnsupportedTask):
+    """A state names objects the task was not ground with: its actions over them are missing,
+    so a search of it could miss plans (the task must be ground again for that state)."""
+
+
 @dataclass(frozen=True)
 class Conditions:
     """Atoms that must hold and atoms that must not."""
@@ -55,6 +60,8 @@ class StripsTask:
     init: frozenset[int]
     goal: Conditions
     index: dict[Atom, int] = field(default_factory=dict)
+    objects: frozenset[str] | None = None
+    """The objects it was ground with (None: not known, nothing is checked)."""
 
     def __post_init__(self) -> None:
         self.index = {a: i for i, a in enumerate(self.atoms)}
@@ -65,7 +72,9 @@ class StripsTask:
 
         The grounding is the same for every state (nothing was pruned by the first state's
         facts), so a fact no action reads or writes is irrelevant and dropped; a goal fact
-        of that kind holds only if the state has it."""
+        of that kind holds only if the state has it. That holds only over the objects the
+        task was ground with: a fact of another object is refused (UnknownObjects), since
+        the actions that read it were never ground."""
         true = set(atoms)
         init = frozenset(self.index[a] for a in true if a in self.index)
         wanted = []
@@ -73,8 +82,18 @@ class StripsTask:
             if a in self.index:
                 wanted.append(self.index[a])
             elif a not in true:
+                self._check_objects(a)
                 return None
+        for a in true:
+            if a not in self.index:
+                self._check_objects(a)
         return init, Conditions(tuple(sorted(set(wanted))), ())
+
+    def _check_objects(self, atom: Atom) -> None:
+        unknown = [o for o in atom[1] if self.objects is not None and o not in self.objects]
+        if unknown:
+            raise UnknownObjects(f"the state's fact {atom[0]}({', '.join(atom[1])}) names "
+                                 f"{', '.join(unknown)}, which the task was not ground with")
 
     def relaxed_rules(self) -> list[tuple[tuple[int, ...], tuple[int, ...], int]]:
         """The delete relaxation as rules (conditions, atoms added, action number): one per
@@ -247,4 +266,5 @@ def ground(problem: Problem) -> StripsTask:
     except _Never:  # a goal that cannot hold: an atom no action adds and no state has
         goal = Conditions((index[("(never)", ())],), ())
     atoms = sorted(index, key=index.__getitem__)
-    return StripsTask(atoms, actions, frozenset(init), goal)
+    return StripsTask(atoms, actions, frozenset(init), goal,
+                      objects=frozenset(o.name for o in problem.all_objects))

@@ -26,7 +26,12 @@ from nesyworld.symbolic.pddl.reader import read_pddl
 from nesyworld.symbolic.planning.compiled_task import CompiledTask
 from nesyworld.symbolic.planning.planners import PLANNERS, PlanCache, Planner, PlanStep
 from nesyworld.symbolic.planning.problems import classical_atoms, classical_problem, count_caps
-from nesyworld.symbolic.planning.strips import Conditions, UnsupportedTask, ground
+from nesyworld.symbolic.planning.strips import (
+    Conditions,
+    UnknownObjects,
+    UnsupportedTask,
+    ground,
+)
 from nesyworld.world import World
 from nesyworld.world.novelty.transforms import apply_novelties
 
@@ -95,6 +100,33 @@ def test_answers_agree_with_fast_downward_from_reached_states(
     assert ours.status == theirs.status, (ours.message, theirs.message)
     if ours.ok:
         _assert_valid(classical_problem(d), ours.steps)
+
+
+def test_a_state_naming_objects_new_since_the_grounding_is_ground_again() -> None:
+    """After the fence novelty the agent starts facing a fence, an object the pre-novelty
+    task was not ground with (the operators, hence the domain key and the caps, are the
+    same). A task ground before must not be reused: its atoms have no facing(fence), the
+    state lost its facing fact, and the search called a solvable task unsolvable."""
+    d = _derivation()
+    planner = Planner("in-process")
+    assert planner.plan(d).ok  # grounds the pre-novelty objects
+    state = abstract(World(apply_novelties("pogostick", ["fence"]), seed=0))
+    assert state.names[state.facing] == "fence" and "fence" not in d.initial.names
+    result = planner.plan(d, state)
+    assert result.ok, result.message
+    _assert_valid(classical_problem(d.with_state(state)), result.steps)
+    assert planner.groundings == 2
+
+
+def test_a_task_refuses_a_state_over_objects_it_was_not_ground_with() -> None:
+    """The guard behind the cache key: such a state is refused (Unknown to a caller), not
+    searched without the facts of its new objects."""
+    d = _derivation()
+    task = ground(classical_problem(d))
+    state = abstract(World(apply_novelties("pogostick", ["fence"]), seed=0))
+    post = d.with_state(state)
+    with pytest.raises(UnknownObjects, match="fence"):
+        task.state(*classical_atoms(post, count_caps(post)))
 
 
 def test_a_goal_nothing_produces_is_unsolvable_without_search() -> None:

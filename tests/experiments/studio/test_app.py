@@ -70,7 +70,7 @@ def test_level_round_trip(client: FlaskClient, tmp_path: Path) -> None:
 
 
 def test_level_errors(client: FlaskClient) -> None:
-    assert client.get("/api/level?spec=nope").status_code == 422
+    assert client.get("/api/level?spec=nope").status_code == 404
     assert client.get("/api/level?seed=x").status_code == 400
     response = client.post("/api/level/derive", data="not json")
     assert response.status_code == 422 and "not JSON" in response.get_json()["error"]
@@ -112,3 +112,30 @@ def test_the_command_serves_on_loopback(recordings: Path, tmp_path: Path) -> Non
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_the_level_endpoint_opens_no_file_and_echoes_none(client: FlaskClient,
+                                                         tmp_path: Path) -> None:
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("name: TOP-SECRET-LINE\n")
+    for spec in (str(secret), "/etc/passwd", "../../etc/passwd"):
+        response = client.get("/api/level", query_string={"spec": spec})
+        body = response.get_json()
+        assert response.status_code == 404 and body["where"] == "spec"
+        assert "TOP-SECRET" not in response.get_data(as_text=True)
+        assert "root:" not in response.get_data(as_text=True)
+
+
+def test_only_requests_to_the_loopback_are_served(client: FlaskClient) -> None:
+    for host in ("localhost", "127.0.0.1:8765", "[::1]:8765"):
+        assert client.get("/api/specs", headers={"Host": host}).status_code == 200
+    for host in ("evil.example", "evil.example:8765", "127.0.0.1.evil.example"):
+        response = client.get("/api/specs", headers={"Host": host})
+        assert response.status_code == 403 and response.get_json()["where"] == "Host"
+
+
+def test_a_deeply_nested_body_is_a_json_4xx(client: FlaskClient) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    response = client.post("/api/level/derive", data=deep,
+                           content_type="application/json")
+    assert 400 <= response.status_code < 500 and response.is_json
