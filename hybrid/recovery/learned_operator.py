@@ -265,7 +265,7 @@ class LearnedOperator:
         for _ in range(self.horizon if horizon is None else horizon):
             full = world.action_mask()
             mask = np.array([bool(full[i]) if i >= 0 else False for i in index], np.int8)
-            yield self.action_names[int(self.policy(builder.build(), _withhold(mask, keep)))]
+            yield self.action_names[int(self.policy(builder.build(), withhold_actions(mask, keep)))]
             if self.effects_hold(z0, abstract(world)):
                 return
 
@@ -304,7 +304,7 @@ def withholding_mask(action_names: Sequence[str], withheld: Collection[str]) -> 
     return np.array([n not in out for n in action_names], np.int8)
 
 
-def _withhold(mask: np.ndarray, keep: np.ndarray) -> np.ndarray:
+def withhold_actions(mask: np.ndarray, keep: np.ndarray) -> np.ndarray:
     """The legal actions minus the withheld ones; all the legal ones when nothing else is
     left (a policy needs some action to choose)."""
     kept = mask * keep
@@ -386,7 +386,7 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
             wins, rate, effects = frugal, frugal_rate, frugal_effects
         else:
             withheld = ()
-    effects = _stand_in(op, wins, effects, keys)
+    effects = stand_in_effects(op, wins, effects, keys)
     if not effects:
         raise ValueError(f"the successful rollouts for {op} share no effect the planner uses")
     if new_types is None:
@@ -407,7 +407,7 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
                            checkpoint, withheld=withheld)
 
 
-def _stand_in(op: GroundOperator, wins: Sequence[Rollout], effects: tuple[Effect, ...],
+def stand_in_effects(op: GroundOperator, wins: Sequence[Rollout], effects: tuple[Effect, ...],
               relevant: Collection[tuple[str, str]]) -> tuple[Effect, ...]:
     """When every successful rollout did what the failed operator declares, the learned
     operator stands in for it: it promises the failed operator's gains, not the others its
@@ -434,7 +434,7 @@ def _frugal(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int, declared: Colle
     keep = withholding_mask(env.action_names, withheld)
 
     def frugal(obs: np.ndarray, mask: np.ndarray) -> int:
-        return policy(obs, _withhold(np.asarray(mask, np.int8), keep))
+        return policy(obs, withhold_actions(np.asarray(mask, np.int8), keep))
 
     wins = [r for r in _rollouts(env, frugal, n_rollouts, min_success_rate) if r.success]
     return wins, withheld, len(wins) / max(1, n_rollouts)

@@ -70,7 +70,7 @@ def test_a_learned_gain_the_worlds_semantics_cannot_explain_is_not_promised() ->
 
 def test_a_stand_in_promises_the_failed_operators_gains_not_its_detours() -> None:
     from nesyworld.hybrid.execution.operators import GroundOperator
-    from nesyworld.hybrid.recovery.learned_operator import _stand_in
+    from nesyworld.hybrid.recovery.learned_operator import stand_in_effects
     from nesyworld.world.actions.schema import OperatorSchema
 
     craft = GroundOperator(OperatorSchema("craft_stick", (), (), (
@@ -81,7 +81,7 @@ def test_a_stand_in_promises_the_failed_operators_gains_not_its_detours() -> Non
     wins = [Rollout(True, 5, start, end, ())] * 2
     effects = common_effects(wins, relevant={(INVENTORY, "stick")})
     assert CountChange(INVENTORY, "oak_log", 1) in effects
-    kept = _stand_in(craft, wins, effects, {(INVENTORY, "stick")})
+    kept = stand_in_effects(craft, wins, effects, {(INVENTORY, "stick")})
     assert CountChange(INVENTORY, "oak_log", 1) not in kept  # a detour, not promised
     assert CountChange(INVENTORY, "stick", 4) in kept
     assert CountChange(INVENTORY, "planks", -2) in kept  # what it spends stays promised
@@ -89,15 +89,15 @@ def test_a_stand_in_promises_the_failed_operators_gains_not_its_detours() -> Non
     short = [Rollout(True, 5, start, SymbolicState(NAMES, 0, 0, (0, 0, 0, 0, 3),
                                                    (0, 1, 4, 0, 0)), ())]
     seen = common_effects(short, relevant=set())
-    assert _stand_in(craft, short, seen, {(INVENTORY, "stick")}) == seen
+    assert stand_in_effects(craft, short, seen, {(INVENTORY, "stick")}) == seen
 
 
 def test_spending_actions_are_those_the_worlds_model_says_spend_something_else() -> None:
     import numpy as np
 
     from nesyworld.hybrid.recovery.learned_operator import (
-        _withhold,
         spending_actions,
+        withhold_actions,
         withholding_mask,
     )
     from nesyworld.world import World
@@ -110,7 +110,7 @@ def test_spending_actions_are_those_the_worlds_model_says_spend_something_else()
     assert "craft_planks" not in spending_actions(world, names, allowed={"oak_log"})
     keep = withholding_mask(names, spend)
     mask = np.ones(len(names), np.int8)
-    assert not _withhold(mask, keep)[names.index("craft_planks")]
+    assert not withhold_actions(mask, keep)[names.index("craft_planks")]
     only = np.zeros(len(names), np.int8)
     only[names.index("craft_planks")] = 1
-    assert (_withhold(only, keep) == only).all()  # never leave the policy nothing
+    assert (withhold_actions(only, keep) == only).all()  # never leave the policy nothing
