@@ -49,17 +49,24 @@ class Policy:
         m = np.ones(self.n_actions, dtype=bool) if mask is None else np.asarray(mask).astype(bool)
         if m.shape != (self.n_actions,):
             raise ValueError(f"mask has shape {m.shape}, expected ({self.n_actions},)")
+        return self.batch_probabilities(x[None], m[None])[0]
+
+    def batch_probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """`action_probabilities` for k rows at once, in one forward pass: `obs` (k, d)
+        already flat, `mask` (k, n) of legal actions; rows (k, n) sum to 1."""
+        m = np.asarray(mask).astype(bool)
         was_training = self.actor.training
         self.actor.eval()
         try:
             with torch.no_grad():
-                logits, _ = self.actor({"obs": x[None], "mask": m[None]})
-                probs = torch.softmax(logits, dim=-1)[0].cpu().numpy().astype(np.float64)
+                logits, _ = self.actor({"obs": obs, "mask": m})
+                probs = torch.softmax(logits, dim=-1).cpu().numpy().astype(np.float64)
         finally:
             self.actor.train(was_training)
-        if m.any():  # exact zeros, independent of float rounding in the softmax
-            probs[~m] = 0.0
-        return probs / probs.sum()
+        # exact zeros, independent of float rounding in the softmax (rows with no legal
+        # action keep the softmax's own distribution)
+        probs = np.where(m | ~m.any(axis=1, keepdims=True), probs, 0.0)
+        return probs / probs.sum(axis=1, keepdims=True)
 
     def act(
         self,

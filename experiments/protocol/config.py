@@ -35,7 +35,6 @@ from nesyworld.experiments.config_reading import (
 from nesyworld.experiments.protocol.records import (
     AGENTS,
     PAPER_PROTOCOL,
-    PROTOCOL_NAMES,
     ProtocolConfig,
     RunSpec,
 )
@@ -168,16 +167,11 @@ def _protocol(rd: Reader, value: Any) -> ProtocolConfig:
     if threshold is not None and not 0.0 <= threshold <= 1.0:
         raise rd.fail(("protocol", "success_threshold"), "value out of range",
                       found=threshold, expected="a success rate between 0 and 1")
-    name = values.get("name")
-    if name is not None and name not in PROTOCOL_NAMES:
-        raise rd.fail(("protocol", "name"), f"unknown protocol name '{name}'", found=name,
-                      expected="one of " + ", ".join(PROTOCOL_NAMES))
-    mismatches = ProtocolConfig(**{**values, "name": ""}).paper_mismatches()
-    if name == "paper" and mismatches:
-        raise rd.fail(("protocol", "name"), "protocol 'paper' with values that are not the "
-                      "paper's", found=mismatches[0],
-                      expected="the paper's values, or another name")
-    return ProtocolConfig(**values)
+    try:  # ProtocolConfig checks the name, and that "paper" keeps the paper's values
+        return ProtocolConfig(**values)
+    except ValueError as err:
+        raise rd.fail(("protocol", "name"), str(err), found=values.get("name", ""),
+                      expected="paper (with the paper's values), light or custom") from None
 
 
 __all__ = ["BACKENDS", "ExperimentConfig", "SpecError", "build_experiment", "find_config",

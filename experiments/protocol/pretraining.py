@@ -11,18 +11,17 @@ second worker that reaches the same pair waits for the checkpoint instead of tra
 again. The lock is `fcntl.flock`, and it also works across hosts on a shared POSIX
 filesystem. Where `fcntl` is missing (Windows), runs do not wait, and two of them may
 pre-train the same pair; the second save then replaces the first.
-The checkpoint is written to a temporary file and renamed, so a killed run never leaves a
-half-written one for the next to load.
+`RLAgent.save` writes through `save_checkpoint`, which renames a finished temporary file
+into place, so a killed run never leaves a half-written checkpoint for the next to load.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["checkpoint_path", "pretraining_lock", "save_atomically"]
+__all__ = ["checkpoint_path", "pretraining_lock"]
 
 
 def checkpoint_path(template: str, agent: str, seed: int) -> Path | None:
@@ -47,13 +46,3 @@ def pretraining_lock(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def save_atomically(save: object, path: Path) -> None:
-    """`save(tmp)` then rename over `path`: readers see the whole file or none."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        save(tmp)  # type: ignore[operator]
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)

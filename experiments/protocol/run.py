@@ -27,11 +27,7 @@ from nesyworld.experiments.protocol.agents import (
     Spent,
     make_protocol_agent,
 )
-from nesyworld.experiments.protocol.pretraining import (
-    checkpoint_path,
-    pretraining_lock,
-    save_atomically,
-)
+from nesyworld.experiments.protocol.pretraining import checkpoint_path, pretraining_lock
 from nesyworld.experiments.protocol.records import CurvePoint, Phase, ProtocolConfig, RunSpec
 from nesyworld.hybrid import EpisodeResult
 from nesyworld.hybrid.seeding import RunSeeds
@@ -157,7 +153,7 @@ def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None
         run = _Run(spec, agent, on_point)
         _phase(run, "pre", p.pre_steps)
         if path is not None and not load and isinstance(agent, RLProtocolAgent):
-            save_atomically(agent.agent.save, path)
+            agent.agent.save(path)
     return agent, run
 
 

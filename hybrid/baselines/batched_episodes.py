@@ -24,7 +24,6 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-import torch
 from gymnasium.vector import VectorEnv
 
 from nesyworld.hybrid.baselines.vector_envs import VectorForbidActions
@@ -45,24 +44,11 @@ an env behind them can still be replayed on the batched core."""
 
 def policy_actions(policy: Policy, obs: np.ndarray, mask: np.ndarray, greedy: bool,
                    rng: np.random.Generator) -> np.ndarray:
-    """One action per row from one forward pass of `policy`'s actor.
-
-    The probabilities are computed as `Policy.action_probabilities` computes them for one row
-    (softmax in the actor's precision, then float64, illegal actions exactly 0, renormalised),
-    so greedy actions are its argmax and sampled ones follow its distribution. Sampling is by
-    inverse CDF on one uniform draw per row: a zero-probability action is never chosen.
-    """
-    was_training = policy.actor.training
-    policy.actor.eval()
-    try:
-        with torch.no_grad():
-            logits, _ = policy.actor({"obs": obs, "mask": mask})
-            probs = torch.softmax(logits, dim=-1).cpu().numpy().astype(np.float64)
-    finally:
-        policy.actor.train(was_training)
-    legal = mask.astype(bool)
-    probs = np.where(legal | ~legal.any(axis=1, keepdims=True), probs, 0.0)
-    probs /= probs.sum(axis=1, keepdims=True)
+    """One action per row from one forward pass of `policy`'s actor
+    (`Policy.batch_probabilities`): greedy actions are its argmax, sampled ones follow its
+    distribution by inverse CDF on one uniform draw per row, so a zero-probability action is
+    never chosen."""
+    probs = policy.batch_probabilities(obs, mask)
     if greedy:
         return probs.argmax(axis=1)
     cdf = np.cumsum(probs, axis=1)

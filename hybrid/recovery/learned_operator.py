@@ -265,7 +265,8 @@ class LearnedOperator:
         for _ in range(self.horizon if horizon is None else horizon):
             full = world.action_mask()
             mask = np.array([bool(full[i]) if i >= 0 else False for i in index], np.int8)
-            yield self.action_names[int(self.policy(builder.build(), withhold_actions(mask, keep)))]
+            legal = withhold_actions(mask, keep)
+            yield self.action_names[int(self.policy(builder.build(), legal))]
             if self.effects_hold(z0, abstract(world)):
                 return
 
@@ -407,16 +408,17 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
                            checkpoint, withheld=withheld)
 
 
-def stand_in_effects(op: GroundOperator, wins: Sequence[Rollout], effects: tuple[Effect, ...],
-              relevant: Collection[tuple[str, str]]) -> tuple[Effect, ...]:
+def stand_in_effects(op: GroundOperator, wins: Sequence[Rollout],
+                     effects: tuple[Effect, ...], relevant: Collection[tuple[str, str]]
+                     ) -> tuple[Effect, ...]:
     """When every successful rollout did what the failed operator declares, the learned
     operator stands in for it: it promises the failed operator's gains, not the others its
     rollouts happened to make on the way (ore broken while walking around it, from the one
     start it learned on), which later plans would count on and other maps would not give.
     What it spends, and what it faces or holds, stay promised: those are sound to state and
     the planner must know them."""
-    if not all(not check_effects(op, r.start, r.end, relevant)[0] for r in wins):
-        return effects
+    if any(check_effects(op, r.start, r.end, relevant)[0] for r in wins):
+        return effects  # some win missed a declared effect: no stand-in
     b = op.binding
     declared = {(e.fluent, b.get(e.arg, e.arg)) for e in op.schema.effects
                 if isinstance(e, CountChange) and e.delta > 0}
