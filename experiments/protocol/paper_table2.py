@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
-from rich.table import Table
-
 from nesyworld.experiments.protocol.report import (
     METRIC_DIGITS,
     METRIC_LABELS,
@@ -20,6 +18,7 @@ from nesyworld.experiments.protocol.report import (
     format_stat,
     markdown_table,
 )
+from nesyworld.experiments.protocol.terminal_tables import FittedTable
 
 
 @dataclass(frozen=True)
@@ -100,12 +99,11 @@ def _comparison_cells(comparisons: Sequence[Comparison]) -> tuple[list[str], lis
     return headers, cells
 
 
-def comparison_table(comparisons: Sequence[Comparison]) -> Table:
+def comparison_table(comparisons: Sequence[Comparison]) -> FittedTable:
+    """Ours beside the paper, in full where it fits and compact in narrower terminals."""
     headers, cells = _comparison_cells(comparisons)
-    table = Table(*headers, title=f"Ours beside the paper ({PAPER_SOURCE})")
-    for row in cells:
-        table.add_row(*row)
-    return table
+    return FittedTable(headers, cells, f"Ours beside the paper ({PAPER_SOURCE})",
+                       ["Novelty", "Agent", "Metric", "Ours", "Paper", "Ratio", "Note"])
 
 
 def comparison_markdown(comparisons: Sequence[Comparison]) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -18,14 +17,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from rich.console import Console
-from rich.table import Table
 
+from nesyworld.experiments.protocol.figures import mean_curve, plot_curves
 from nesyworld.experiments.protocol.metrics import Adaptation, MetricsError, RunMetrics, metrics_of
 from nesyworld.experiments.protocol.records import ProtocolConfig
 from nesyworld.experiments.protocol.sweep import latest_records, load_records
+from nesyworld.experiments.protocol.terminal_tables import FittedTable
+
+__all__ = ["AGENT_ORDER", "METRIC_DIGITS", "METRIC_LABELS", "NOVELTY_ORDER", "PAPER_METRICS",
+           "PAPER_SOURCE", "Stat", "Table2Row", "format_stat", "markdown_table", "mean_curve",
+           "plot_curves", "print_table2", "protocol_names", "read_records", "table2_markdown",
+           "table2_rows", "table2_table", "write_csv", "write_report"]
 
 NOVELTY_ORDER = ("axe", "chest", "distance", "fence", "fire")
 """Table 2's order (the paper's "Trader" novelty is our "distance")."""
@@ -151,6 +154,10 @@ def format_stat(stat: Stat | None, digits: int) -> str:
     return "–" if stat is None else stat.format(digits)
 
 
+DETECTION_HEADERS = ("Detected (CDT)", "Delay (env steps)", "False pos.")
+"""Table 2's detection columns, shown when any run detected anything."""
+
+
 def _table2_cells(rows: Sequence[Table2Row]) -> tuple[list[str], list[list[str]]]:
     """Headers and cells shared by the terminal and markdown tables; the domain column and
     the detection columns appear only when they say something."""
@@ -160,7 +167,7 @@ def _table2_cells(rows: Sequence[Table2Row]) -> tuple[list[str], list[list[str]]
         "Novelty", "Agent", "Seeds", METRIC_LABELS["s_pre"], METRIC_LABELS["i_novelty"],
         "T_adapt ↓ (env steps)", "Adapted", METRIC_LABELS["s_post"], METRIC_LABELS["delta_t"]]
     if detection:
-        headers += ["Detected (CDT)", "Delay (env steps)", "False pos."]
+        headers += list(DETECTION_HEADERS)
     cells, last = [], None
     for r in rows:
         group = (r.domain, r.novelty)
@@ -183,15 +190,21 @@ def markdown_table(headers: Sequence[str], cells: Sequence[Sequence[str]]) -> st
     return "\n".join(lines) + "\n"
 
 
+SHORT_HEADERS = {"Novelty": "Novelty", "Agent": "Agent", "Seeds": "n",
+                 METRIC_LABELS["s_pre"]: "S_pre", METRIC_LABELS["i_novelty"]: "I_nov",
+                 "T_adapt ↓ (env steps)": "T_adapt", "Adapted": "Adapted",
+                 METRIC_LABELS["s_post"]: "S_post", METRIC_LABELS["delta_t"]: "Δt",
+                 "Domain": "Domain"}
+"""The compact layout's headers, for terminals narrower than the full table (80 columns)."""
+
+
 def table2_table(rows: Sequence[Table2Row], title: str = "Table 2: mean ± std over seeds"
-                 ) -> Table:
-    """The rows as a rich Table in the paper's layout (novelty blocks, one agent a line)."""
+                 ) -> FittedTable:
+    """The rows in the paper's layout (novelty blocks, one agent a line), drawn in full where
+    it fits and compact, never cut, in narrower terminals."""
     headers, cells = _table2_cells(rows)
-    table = Table(*headers, title=title)
-    col = headers.index("Novelty")
-    for i, row in enumerate(cells):  # a rule under each novelty block, as in the paper
-        table.add_row(*row, end_section=i + 1 < len(cells) and cells[i + 1][col] != "")
-    return table
+    return FittedTable(headers, cells, title, [SHORT_HEADERS.get(h, h) for h in headers],
+                       section_column="Novelty", compact_drops=DETECTION_HEADERS)
 
 
 def print_table2(rows: Sequence[Table2Row], console: Console | None = None) -> None:
@@ -235,95 +248,6 @@ def write_csv(records: Iterable[Mapping[str, Any]], path: str | Path,
     return path
 
 
-def _seed_curve(record: Mapping[str, Any], phase: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """x = env steps since the injection (duplicates averaged), y = success rate."""
-    at = record["novelty"]["env_steps"]
-    points = [(p["env_steps"] - at, p["success_rate"]) for p in record["curve"]
-              if p["phase"] == phase]
-    if not points:
-        return None
-    x, inverse = np.unique(np.array([p[0] for p in points], float), return_inverse=True)
-    y = np.bincount(inverse, weights=[p[1] for p in points]) / np.bincount(inverse)
-    return x, y
-
-
-def mean_curve(runs: Sequence[Mapping[str, Any]], phase: str, lo: float, hi: float
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Mean and std over seeds on the union of their x. A seed counts from its first point on
-    and holds its last value after its end (an agent that stopped at convergence stays
-    there), so early finishers do not drop out of the mean."""
-    curves = [c for c in (_seed_curve(r, phase) for r in runs) if c is not None]
-    if not curves:
-        return None
-    grid = np.unique(np.concatenate([x for x, _ in curves]
-                                    + [[lo] if any(x[0] < lo for x, _ in curves) else []]))
-    grid = grid[(grid >= lo) & (grid <= hi)]
-    ys = np.array([np.interp(grid, x, y, left=np.nan, right=y[-1]) for x, y in curves])
-    keep = (~np.isnan(ys)).any(axis=0)
-    if not keep.any():
-        return None
-    ys, grid = ys[:, keep], grid[keep]
-    return grid, np.nanmean(ys, axis=0), np.nanstd(ys, axis=0)
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.+-]+", "_", text)
-
-
-def plot_curves(records: Iterable[Mapping[str, Any]], out_dir: str | Path) -> list[Path]:
-    """Figure 4 per novelty: success rate against env steps since the injection (dashed line
-    at 0), one line per agent (mean over seeds, ± std band). The pre-novelty part is cut to
-    the length of the post-novelty part, so 4M steps of RL pre-training do not squash the
-    adaptation into a sliver. Drawn on an Agg canvas: no display and no pyplot state."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    groups: dict[tuple[str, str], dict[str, list[Mapping[str, Any]]]] = defaultdict(
-        lambda: defaultdict(list))
-    for r in records:
-        if r.get("status", "ok") == "ok" and r.get("curve") and "novelty" in r:
-            groups[(r["spec"]["domain"], r["spec"]["novelty"])][r["spec"]["agent"]].append(r)
-    several_domains = len({domain for domain, _ in groups}) > 1
-    paths = []
-    for (domain, novelty), agents in sorted(groups.items()):
-        runs = [r for rs in agents.values() for r in rs]
-        span = max(max(p["env_steps"] for p in r["curve"]) - r["novelty"]["env_steps"]
-                   for r in runs) or 1
-        fig = Figure(figsize=(8, 4.5))
-        FigureCanvasAgg(fig)
-        ax = fig.add_subplot()
-        for i, agent in enumerate(sorted(agents, key=lambda a: _order(a, AGENT_ORDER))):
-            label: str | None = f"{agent} ({len(agents[agent])} seeds)"
-            for phase, lo, hi in (("pre", -span, 0), ("post", 0, span)):
-                curve = mean_curve(agents[agent], phase, lo, hi)
-                if curve is None:
-                    continue
-                x, mean, std = curve
-                # the known level before the first point (pre) and after the last (post):
-                # a planning agent's few pre-novelty steps would otherwise be a dot at 0
-                if phase == "pre" and x[0] > lo:
-                    x, mean, std = (np.r_[lo, x], np.r_[mean[0], mean], np.r_[std[0], std])
-                if phase == "post" and x[-1] < hi:
-                    x, mean, std = (np.r_[x, hi], np.r_[mean, mean[-1]], np.r_[std, std[-1]])
-                ax.plot(x, mean, color=f"C{i}", marker="o", markersize=2.5, label=label)
-                ax.fill_between(x, np.clip(mean - std, 0, 1), np.clip(mean + std, 0, 1),
-                                color=f"C{i}", alpha=0.2, linewidth=0)
-                label = None
-        ax.axvline(0, color="crimson", linestyle="--", linewidth=1, label="novelty injected")
-        ax.set_xlim(-span, span)
-        ax.set_ylim(-0.03, 1.03)
-        ax.set_xlabel("env steps since the novelty")
-        ax.set_ylabel("success rate")
-        ax.set_title(f"{domain}: {novelty}" if several_domains else f"novelty: {novelty}")
-        ax.grid(alpha=0.3)
-        ax.legend(loc="best", fontsize="small")
-        fig.tight_layout()
-        name = f"{domain}_{novelty}" if several_domains else novelty
-        path = out_dir / f"figure4_{_slug(name)}.png"
-        fig.savefig(path, dpi=110)
-        paths.append(path)
-    return paths
-
-
 def read_records(path: str | Path) -> list[dict[str, Any]]:
     """The records that count in a results file (the runner's rule: per run, the last ok
     record, else its last error)."""
@@ -353,8 +277,9 @@ def protocol_names(records: Iterable[Mapping[str, Any]]) -> list[str]:
 
 def write_report(records: Sequence[Mapping[str, Any]], out_dir: str | Path,
                  impact_tolerance: float = 0.0) -> dict[str, Path]:
-    """Write metrics.csv, report.md (table 2, comparison with the paper, budgets) and the
-    figure 4 PNGs; return their paths by name ("csv", "markdown", "figure4_<novelty>")."""
+    """Write metrics.csv, report.md (table 2, comparison with the paper, budgets) and figure 4
+    per novelty as PNG, SVG and PDF; return their paths by name ("csv", "markdown",
+    "figure4_<novelty>" for the PNG, "figure4_<novelty>.svg" and ".pdf" for the others)."""
     from nesyworld.experiments.protocol.paper_table2 import comparison_markdown, paper_comparison
 
     out_dir = Path(out_dir)
@@ -378,7 +303,7 @@ def write_report(records: Sequence[Mapping[str, Any]], out_dir: str | Path,
     paths = {"csv": write_csv(records, out_dir / "metrics.csv", impact_tolerance),
              "markdown": out_dir / "report.md"}
     paths["markdown"].write_text(text)
-    for png in plot_curves(records, out_dir):
-        paths[png.stem] = png
+    for figure in plot_curves(records, out_dir, AGENT_ORDER):
+        paths[figure.stem if figure.suffix == ".png" else figure.name] = figure
     return paths
 

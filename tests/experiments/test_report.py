@@ -15,7 +15,11 @@ import pytest
 from PIL import Image
 from rich.console import Console
 
-from nesyworld.experiments.protocol.paper_table2 import load_paper_table2, paper_comparison
+from nesyworld.experiments.protocol.paper_table2 import (
+    comparison_table,
+    load_paper_table2,
+    paper_comparison,
+)
 from nesyworld.experiments.protocol.report import (
     mean_curve,
     plot_curves,
@@ -123,11 +127,23 @@ def test_csv_has_one_row_a_run_with_every_metric(records: list[dict[str, Any]],
     assert failed["s_pre"] == "" and failed["seed"] == "9"
 
 
-def test_plot_curves_writes_one_valid_png_per_novelty(records: list[dict[str, Any]],
-                                                      tmp_path: Path) -> None:
+def test_plot_curves_writes_png_svg_and_pdf_per_novelty(records: list[dict[str, Any]],
+                                                        tmp_path: Path) -> None:
     paths = plot_curves(records, tmp_path)
-    assert [p.name for p in paths] == ["figure4_axe.png", "figure4_chest.png"]
-    for path in paths:
+    assert [p.name for p in paths] == [f"figure4_{n}.{f}" for n in ("axe", "chest")
+                                       for f in ("png", "svg", "pdf")]
+    for path in paths[1::3]:
+        svg = path.read_text()
+        assert svg.lstrip().startswith("<?xml") and "<svg" in svg and "</svg>" in svg
+        assert "<dc:date>" not in svg  # no time stamp: a rerun writes the same file
+    for path in paths[2::3]:
+        pdf = path.read_bytes()
+        assert pdf.startswith(b"%PDF-") and b"%%EOF" in pdf[-64:]
+        assert b"/CreationDate" not in pdf
+    again = plot_curves(records, tmp_path / "again")
+    assert [p.read_bytes() for p in paths if p.suffix != ".png"] == \
+        [p.read_bytes() for p in again if p.suffix != ".png"]
+    for path in paths[::3]:
         with Image.open(path) as image:
             assert image.format == "PNG" and image.size[0] > 300 and image.size[1] > 200
             assert len(set(np.asarray(image.convert("L")).ravel().tolist())) > 10  # drawn
@@ -180,7 +196,9 @@ def test_write_report_and_read_records(records: list[dict[str, Any]], tmp_path: 
     loaded = read_records(results)
     assert len(loaded) == len(records) and loaded[-1]["status"] == "ok"
     paths = write_report(loaded, tmp_path / "report")
-    assert set(paths) == {"csv", "markdown", "figure4_axe", "figure4_chest"}
+    assert set(paths) == {"csv", "markdown", "figure4_axe", "figure4_chest",
+                          "figure4_axe.svg", "figure4_chest.svg", "figure4_axe.pdf",
+                          "figure4_chest.pdf"}
     assert all(p.exists() and p.stat().st_size > 0 for p in paths.values())
     text = paths["markdown"].read_text()
     assert "2000 ± 816" in text and '"post_steps": 3000' in text
@@ -191,3 +209,35 @@ def test_write_report_and_read_records(records: list[dict[str, Any]], tmp_path: 
                 if r.get("spec") else r for r in loaded]  # the paper's fixed values
     text = write_report(at_paper, tmp_path / "paper")["markdown"].read_text()
     assert "Protocol: paper" in text and "71040 ± 17413" in text
+
+
+def test_mean_curve_holds_a_seed_between_its_evaluations() -> None:
+    # a straight line between two evaluations would draw learning that nobody measured
+    sparse = {"novelty": {"env_steps": 0}, "curve": [
+        {"phase": "post", "env_steps": 0, "success_rate": 0.0},
+        {"phase": "post", "env_steps": 4000, "success_rate": 1.0}]}
+    dense = {"novelty": {"env_steps": 0}, "curve": [
+        {"phase": "post", "env_steps": s, "success_rate": 0.5} for s in (0, 2000, 4000)]}
+    x, mean, _ = mean_curve([sparse, dense], "post", 0, 4000)
+    assert x.tolist() == [0, 2000, 4000]
+    assert mean.tolist() == pytest.approx([0.25, 0.25, 0.75])
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_terminal_tables_fit_narrow_terminals_without_cutting(
+        records: list[dict[str, Any]], width: int) -> None:
+    rows = table2_rows(records)
+    console = Console(record=True, width=width)
+    print_table2(rows, console)
+    console.print(comparison_table(paper_comparison(rows)))
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= width
+    assert "…" not in text
+    assert "rapidlearn+" in text and "not needed" in text  # names whole, never folded
+    assert "S_pre" in text and "T_adapt" in text
+
+
+def test_terminal_tables_keep_one_line_cells_when_wide(records: list[dict[str, Any]]) -> None:
+    console = Console(record=True, width=250)
+    print_table2(table2_rows(records), console)
+    assert "2000 ± 816" in console.export_text()
