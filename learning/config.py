@@ -213,6 +213,11 @@ class TrainConfig:
     progress: bool = True
     """Show a tqdm progress bar (turn off in tests and non-interactive logs)."""
 
+    logdir: str | None = None
+    """Write every epoch to `<logdir>/epochs.csv` (a row each, for a spreadsheet) and as
+    TensorBoard scalars in the same folder (learning/training/logs.py). Runs that continue
+    (fine-tunes) append to the CSV and add an event file; TensorBoard reads them together."""
+
     torch_threads: int | None = 1
     """torch.set_num_threads for the run (restored afterwards); None leaves torch alone.
     Default 1: the networks are tiny, and on a 2-core machine shared with env processes torch's

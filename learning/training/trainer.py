@@ -34,6 +34,7 @@ from nesyworld.learning.training.convergence import ConvergenceTest
 from nesyworld.learning.training.envs import EnvFactory, make_envs
 from nesyworld.learning.training.evaluation import CollectorEvaluation, LeanEvaluation
 from nesyworld.learning.training.learner import Learner, build_learner
+from nesyworld.learning.training.logs import EpochLog
 from nesyworld.learning.training.rollout import Rollout, step_envs
 from nesyworld.learning.training.vector_adapter import VectorEnvFactory
 
@@ -175,6 +176,7 @@ def train(
     torch.distributions.Distribution.set_default_validate_args(False)
 
     venvs: list[BaseVectorEnv] = []
+    epoch_log: EpochLog | None = None
     try:
         obs_space, act_space = make_envs(
             env_factory, vector_env_factory, config, success_key, venvs
@@ -186,8 +188,13 @@ def train(
         learner = build_learner(obs_space, act_space, ppo, icm, config.deterministic_eval)
         if init is not None:
             learner.load(init)
+        if config.logdir is not None:
+            epoch_log = EpochLog(config.logdir)
+            on_epoch = _logged(epoch_log, on_epoch)
         result = _run(learner, train_envs, eval_envs, config, start, on_epoch)
     finally:
+        if epoch_log is not None:
+            epoch_log.close()
         for venv in venvs:
             venv.close()
         if config.torch_threads is not None:
@@ -195,6 +202,15 @@ def train(
         torch.distributions.Distribution.set_default_validate_args(old_validate)
     result.prior_env_steps = 0 if init is None else init.env_steps
     return result
+
+
+def _logged(epoch_log: EpochLog, on_epoch: Callable[[EpochRecord], bool | None] | None
+            ) -> Callable[[EpochRecord], bool | None]:
+    """`on_epoch`, writing each record to `epoch_log` first."""
+    def logged(record: EpochRecord) -> bool | None:
+        epoch_log.write(record)
+        return None if on_epoch is None else on_epoch(record)
+    return logged
 
 
 def _run(
