@@ -27,3 +27,15 @@ def test_notebook_runs(path: Path, tmp_path: Path) -> None:
     images = [o for cell in nb.cells if cell.cell_type == "code"
               for o in cell.get("outputs", []) if "image/png" in o.get("data", {})]
     assert images, "the notebook should show at least one figure"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_is_stored_with_its_outputs(path: Path) -> None:
+    """A reader on the web sees the results without running anything: every code cell was
+    run, in order, and the figures are in the file (test_notebook_runs checks they still run)."""
+    nb = nbformat.read(path, as_version=4)
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    assert [cell.execution_count for cell in code] == list(range(1, len(code) + 1))
+    outputs = [o for cell in code for o in cell.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    assert any("image/png" in o.get("data", {}) for o in outputs)
