@@ -4,7 +4,10 @@ novelty files.
 
 The protocol's experiment configs, the matrix configs and the continual configs are read
 through these, so that the three kinds report the same errors at file:line:column in the same
-words.
+words. A config decides how long a study runs and how much it allocates, so every number has
+a range as well as a type (the limits below), every name is one printable line, and a file
+name the file system cannot even look up is an error like a missing one: nothing but a
+SpecError leaves a loader.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from nesyworld.world.errors import SpecError, shown
+from nesyworld.world.spec.bounds import MAX_INT32
 from nesyworld.world.spec.loader import resolve_source
 from nesyworld.world.spec.reader import SpecReader as Reader
 from nesyworld.world.spec.yaml_source import KeyPath, load_yaml_file, load_yaml_text
@@ -22,14 +27,31 @@ CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
 
 T = TypeVar("T")
 
+MAX_LIST = 1_000
+"""Agents, novelties, scenarios or tasks one config may list."""
+MAX_SEEDS = 10_000
+"""Seeds of one config (a count or a list): each is at least one whole run."""
+MAX_SEED = MAX_INT32
+"""The largest seed: every random generator of the project takes it."""
+MAX_WORKERS = 1_024
+"""Runs at a time."""
+MAX_EPISODES = 1_000_000
+"""Episodes of an evaluation or of a cell."""
+MAX_TEXT = 1_024
+"""Characters of a name, a file name or a path template."""
+
 CONFIG_KINDS = (("scenarios", "matrix"), ("tasks", "continual"))
 """The configs beside ours that other commands run, by the top-level key that marks them
 (`nesyworld matrix`, `nesyworld continual`); every other file is a protocol experiment."""
 
 
 def config_kind(path: Path) -> str:
-    """'matrix', 'continual' or 'experiment': which command a config file is for."""
-    text = "\n" + path.read_text(encoding="utf-8")
+    """'matrix', 'continual' or 'experiment': which command a config file is for (a file
+    that cannot be read is left to the experiment loader to refuse, located)."""
+    try:
+        text = "\n" + path.read_text(encoding="utf-8", errors="replace")
+    except (OSError, ValueError):
+        return "experiment"
     return next((kind for key, kind in CONFIG_KINDS if f"\n{key}:" in text), "experiment")
 
 
@@ -46,10 +68,25 @@ def read_top(rd: Reader, data: Any, keys: dict[str, str], required: tuple[str, .
     for key in required:
         if key not in top:
             raise rd.fail((), f"missing key '{key}'", expected=keys[key])
-    name = rd.string(top["name"], ("name",)) if "name" in top else default_name
+    name = read_label(rd, top["name"], ("name",)) if "name" in top else default_name
     if "description" in top:
         rd.string(top["description"], ("description",))
     return top, name
+
+
+def read_label(rd: Reader, value: Any, path: KeyPath) -> str:
+    """A name or file name: non-empty text on one printable line, at most MAX_TEXT long (it
+    ends up in tables, records, messages and file names)."""
+    text = rd.string(value, path)
+    if len(text) > MAX_TEXT or not text.isprintable():
+        raise rd.fail(path, "invalid name", found=text,
+                      expected=f"a name of at most {MAX_TEXT} printable characters on one line")
+    return text
+
+
+def read_count(rd: Reader, value: Any, path: KeyPath, minimum: int, maximum: int) -> int:
+    """An integer in [minimum, maximum] (budgets, episodes, workers)."""
+    return rd.integer(value, path, minimum=minimum, maximum=maximum)
 
 
 def load_config(source: str | Path, kind: str, listing: str, build: Callable[..., T],
@@ -57,8 +94,15 @@ def load_config(source: str | Path, kind: str, listing: str, build: Callable[...
     """A config of `kind` from a file path, a shipped config's name, or YAML text, built by
     `build(data, smap, default_name=..., base=...)`; relative files resolve from `base`."""
     shipped = shipped_of_kind(kind)
-    path = resolve_source(source, shipped.get, f"{kind} config",
-                          f"{listing} (" + ", ".join(shipped) + ")")
+    try:
+        path = resolve_source(source, shipped.get, f"{kind} config",
+                              f"{listing} (" + ", ".join(shipped) + ")")
+    except SpecError:
+        raise
+    except (OSError, ValueError) as err:  # a name the file system cannot look up
+        raise SpecError(f"cannot look up {kind} config {shown(str(source))} "
+                        f"({type(err).__name__})", expected="a config file, a shipped "
+                        "config's name or YAML text") from None
     if path is not None:
         data, smap = load_yaml_file(path)
         return build(data, smap, default_name=path.stem, base=path.parent)
@@ -72,7 +116,10 @@ def read_names(rd: Reader, value: Any, path: KeyPath, what: str) -> tuple[str, .
     if not isinstance(items, list) or not items:
         raise rd.fail(path, "wrong type", found=value, expected=f"a non-empty list of {what} "
                       "names")
-    names = tuple(rd.string(v, path if isinstance(value, str) else (*path, i))
+    if len(items) > MAX_LIST:
+        raise rd.fail(path, f"too many {what} names", found=len(items),
+                      expected=f"at most {MAX_LIST:,}")
+    names = tuple(read_label(rd, v, path if isinstance(value, str) else (*path, i))
                   for i, v in enumerate(items))
     for i, n in enumerate(names):
         if n in names[:i]:
@@ -82,24 +129,31 @@ def read_names(rd: Reader, value: Any, path: KeyPath, what: str) -> tuple[str, .
 
 
 def read_seeds(rd: Reader, value: Any) -> tuple[int, ...]:
+    """`seeds: n` (seeds 0..n-1) or a list of distinct seeds, at most MAX_SEEDS either way
+    (a count is a range built in memory, and every seed is a run)."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return tuple(range(rd.integer(value, ("seeds",), minimum=1)))
+        return tuple(range(rd.integer(value, ("seeds",), minimum=1, maximum=MAX_SEEDS)))
     if not isinstance(value, list) or not value:
         raise rd.fail(("seeds",), "wrong type", found=value,
                       expected="a seed count (seeds 0..n-1) or a non-empty list of seeds")
-    seeds = tuple(rd.integer(s, ("seeds", i)) for i, s in enumerate(value))
+    if len(value) > MAX_SEEDS:
+        raise rd.fail(("seeds",), "too many seeds", found=len(value),
+                      expected=f"at most {MAX_SEEDS:,}")
+    seeds = tuple(rd.integer(s, ("seeds", i), maximum=MAX_SEED) for i, s in enumerate(value))
+    seen: set[int] = set()
     for i, s in enumerate(seeds):
-        if s in seeds[:i]:
+        if s in seen:
             raise rd.fail(("seeds", i), f"seed {s} listed twice", found=s,
                           expected="distinct seeds")
+        seen.add(s)
     return seeds
 
 
 def read_domain(rd: Reader, value: Any, base: Path) -> str:
     from nesyworld.domains import find_spec, shipped_specs
 
-    name = rd.string(value, ("domain",))
-    if find_spec(name) is not None:
+    name = read_label(rd, value, ("domain",))
+    if lookup(find_spec, name) is not None:
         return name
     found = config_file(name, base)
     if found is None:
@@ -112,7 +166,7 @@ def read_domain(rd: Reader, value: Any, base: Path) -> str:
 def read_novelty(rd: Reader, name: str, path: KeyPath, base: Path) -> str:
     from nesyworld.domains import find_novelty
 
-    if find_novelty(name) is not None:
+    if lookup(find_novelty, name) is not None:
         return name
     found = config_file(name, base)
     if found is None:
@@ -126,6 +180,18 @@ def config_file(name: str, base: Path) -> str | None:
     """A file named relative to the config (or the working directory), as an absolute path so
     that workers started elsewhere find it too."""
     for candidate in (base / name, Path(name)):
-        if candidate.suffix in (".yaml", ".yml") and candidate.is_file():
-            return str(candidate.resolve())
+        try:
+            if candidate.suffix in (".yaml", ".yml") and candidate.is_file():
+                return str(candidate.resolve())
+        except (OSError, ValueError):  # too long, a NUL byte, a loop of links: not a file
+            continue
     return None
+
+
+def lookup(find: Callable[[str], T | None], name: str) -> T | None:
+    """`find(name)` (a shipped spec or novelty), or None for a name the file system cannot
+    look up (too long, a NUL byte)."""
+    try:
+        return find(name)
+    except (OSError, ValueError):
+        return None

@@ -18,8 +18,17 @@ from typing import Any, Literal
 from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.derivation.derive import Derivation, derive
 from nesyworld.symbolic.derivation.schema_io import schema_from_dict, schema_to_dict
+from nesyworld.symbolic.kb_folder import (
+    KB_FILE,
+    KnowledgeBaseError,
+    check_pddl_files,
+    check_vocabulary,
+    read_kb_json,
+)
 from nesyworld.symbolic.pddl.writer import write_pddl
 from nesyworld.world.actions.schema import OperatorSchema
+
+__all__ = ["FORMAT", "Entry", "KBDiff", "KnowledgeBase", "KnowledgeBaseError", "operator_pddl"]
 
 Origin = Literal["derived", "edited", "learned", "repaired"]
 Status = Literal["active", "demoted"]
@@ -253,19 +262,23 @@ class KnowledgeBase:
 
     @classmethod
     def load(cls, folder: str | Path, derivation: Derivation | None = None) -> KnowledgeBase:
-        path = Path(folder) / "kb.json"
-        data = json.loads(path.read_text())
-        if data.get("format") != FORMAT:
-            raise ValueError(f"{path}: not a nesyworld knowledge base ({FORMAT})")
+        """The knowledge base `save` wrote to `folder`, over `derivation` (by default derived
+        again from the world kb.json names). The whole folder is checked first (kb_folder.py),
+        so that a bad one is one located error, never a KeyError or a broken plan later:
+        a KnowledgeBaseError (a SpecError) naming the file and the field path, or a PDDLError
+        naming the line of domain.pddl or problem.pddl."""
+        data = read_kb_json(folder)
         base = derivation if derivation is not None else derive(data["world"])
+        check_vocabulary(data["entries"], base, str(Path(folder) / KB_FILE))
         entries = {}
         for raw in data["entries"]:
             op = schema_from_dict(raw["operator"])
             entries[op.name] = Entry(
                 op, raw["origin"], raw["status"], raw.get("reason", ""), raw.get("meta", {})
             )
-        return cls(base, entries)
-
+        kb = cls(base, entries)
+        check_pddl_files(Path(folder), [op.name for op in kb.active])
+        return kb
 
 def operator_pddl(kb: KnowledgeBase, name: str) -> str:
     """One operator's `(:action ...)` block, with its comment lines, from the written domain."""

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from nesyworld.experiments.cli.arguments import output_dir
+
 
 def add_commands(sub: Any) -> None:
     from nesyworld.experiments.continual.config import shipped_continual_configs
@@ -28,13 +30,14 @@ def add_commands(sub: Any) -> None:
 
 
 def cmd_continual(args: argparse.Namespace) -> int:
-    """Exit status 0 on success, 2 when the run could not go on (another config's results)."""
+    """Exit status 0 on success, 2 when the run could not go on (another config's results:
+    ContinualError, which `main` prints)."""
     from nesyworld.experiments.continual.config import load_continual
     from nesyworld.experiments.continual.report import print_summary, summarize, write_heatmap
-    from nesyworld.experiments.continual.run import ContinualError, StageRecord, run_continual
+    from nesyworld.experiments.continual.run import StageRecord, run_continual
 
     config = load_continual(args.config)
-    out: Path = args.out or Path("results") / f"continual_{config.name}"
+    out = output_dir(args.out or Path("results") / f"continual_{config.name}")
     from rich.console import Console
 
     console = Console(stderr=args.json)
@@ -48,11 +51,7 @@ def cmd_continual(args: argparse.Namespace) -> int:
         console.print(f"seed {rec.seed} {after}: {rates} ({rec.wall_seconds:.1f} s)",
                       highlight=False)
 
-    try:
-        records = run_continual(config, out, progress)
-    except ContinualError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    records = run_continual(config, out, progress)
     summary = summarize(config, records)
     files = {"json": str(out / "continual.json")}
     if "mean_matrix" in summary:

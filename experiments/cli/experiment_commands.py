@@ -10,6 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from nesyworld.experiments.cli.arguments import UsageError, output_dir, output_file, whole
+from nesyworld.hybrid.seeding.scheme import RUNS
+
 
 def add_commands(sub: Any) -> None:
     from nesyworld.experiments.protocol.config import shipped_configs
@@ -29,9 +32,9 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--address", metavar="ADDR",
                    help="Ray cluster address (implies --backend ray; default: start a local "
                         "Ray)")
-    p.add_argument("--workers", type=int, metavar="N",
+    p.add_argument("--workers", type=whole(1, 1024, "a number of workers"), metavar="N",
                    help="runs at a time (default: the config's, else one per CPU)")
-    p.add_argument("--seeds", type=int, metavar="N",
+    p.add_argument("--seeds", type=whole(1, RUNS, "a number of seeds"), metavar="N",
                    help="run seeds 0..N-1 instead of the config's (a quicker first look)")
     p.add_argument("--agents", nargs="+", metavar="AGENT",
                    help="only these of the config's agents (a chunk of a long grid; the "
@@ -69,12 +72,8 @@ def cmd_experiment(args: argparse.Namespace) -> int:
 
     config = load_experiment(args.config)
     if args.workers is not None:
-        if args.workers < 1:
-            raise SystemExit("error: --workers must be at least 1")
         config = dataclasses.replace(config, workers=args.workers)
     if args.seeds is not None:
-        if args.seeds < 1:
-            raise SystemExit("error: --seeds must be at least 1")
         config = dataclasses.replace(config, seeds=tuple(range(args.seeds)))
     for field in ("agents", "novelties"):
         chosen = getattr(args, field)
@@ -82,21 +81,22 @@ def cmd_experiment(args: argparse.Namespace) -> int:
             continue
         unknown = [c for c in chosen if c not in getattr(config, field)]
         if unknown:
-            raise SystemExit(f"error: --{field}: {', '.join(unknown)} not in the config's "
-                             f"{field} ({', '.join(getattr(config, field))})")
+            raise UsageError(f"--{field}: {', '.join(unknown)} not in the config's {field}; "
+                             f"expected some of {', '.join(getattr(config, field))}")
         config = dataclasses.replace(config, **{field: tuple(
             c for c in getattr(config, field) if c in chosen)})
     backend = args.backend or ("ray" if args.address else config.backend)
     if args.address and backend != "ray":
-        raise SystemExit("error: --address is for --backend ray")
-    out = args.out or Path("results") / f"{config.name}.jsonl"
+        raise UsageError("--address: is for --backend ray")
+    out = output_file(args.out or Path("results") / f"{config.name}.jsonl", makes_folders=True)
+    if args.report is not None:
+        output_dir(args.report)
     try:
         records = run_experiment(config, out, run_fn=args.run_fn or DEFAULT_RUN_FN,
                                  backend=backend, address=args.address,
                                  progress=not args.json)
-    except RunnerError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    except RunnerError as err:  # a sweep that cannot start or go on: the message says why
+        raise UsageError(str(err)) from err
     errors = [r["key"] for r in records if r.get("status") != "ok"]
     summary = {"experiment": config.name, "out": str(out), "runs": len(records),
                "ok": len(records) - len(errors), "error": len(errors), "errors": errors}
@@ -130,10 +130,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         write_report,
     )
 
-    if not args.results.is_file():  # main reports it: error: <path>: <reason>, status 2
+    if not args.results.is_file():  # main: nesyworld: error: <path>: <reason>, status 2
         raise FileNotFoundError(errno.ENOENT, "no such results file", str(args.results))
+    out = output_dir(args.out or args.results.with_name(f"{args.results.stem}_report"))
     records = read_records(args.results)
-    out = args.out or args.results.with_name(f"{args.results.stem}_report")
     paths = write_report(records, out)
     rows = table2_rows(records)
     if args.json:

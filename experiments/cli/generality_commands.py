@@ -5,10 +5,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
+from nesyworld.experiments.cli.arguments import (
+    UsageError,
+    count,
+    episodes,
+    output_file,
+    run_seed,
+)
 from nesyworld.experiments.cli.output import LazyConsole
 from nesyworld.hybrid.agents.names import HYBRID_AGENTS
 
@@ -28,11 +34,12 @@ def add_commands(sub: Any) -> None:
                    help="the world the novelties change (default: the suite's spec, or "
                    "pogostick)")
     p.add_argument("--agent", default="repair+rapidlearn+", choices=list(HYBRID_AGENTS))
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--budget", type=int, default=60_000,
+    p.add_argument("--seed", type=run_seed, default=0, help="the run seed (default 0)")
+    p.add_argument("--budget", type=count, default=60_000,
                    help="learning env steps per recovery")
-    p.add_argument("--max-episodes", type=int, default=60, help="adaptation episodes at most")
-    p.add_argument("--eval-episodes", type=int, default=20)
+    p.add_argument("--max-episodes", type=episodes, default=60,
+                   help="adaptation episodes at most")
+    p.add_argument("--eval-episodes", type=episodes, default=20)
     p.add_argument("--out", type=Path, default=None,
                    help="JSON-lines records, one per case; a rerun resumes from it (default: "
                    "results/generality.jsonl, or results/generality_<suite>.jsonl)")
@@ -48,11 +55,8 @@ def cmd_generality(args: argparse.Namespace) -> int:
         tally,
     )
 
-    try:
-        spec, novelties, out = resolve_cases(args)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    spec, novelties, out = resolve_cases(args)
+    output_file(out, makes_folders=True)
     config = GeneralityConfig(spec, args.agent, args.seed, args.budget,
                               args.max_episodes, args.eval_episodes)
 
@@ -71,8 +75,9 @@ def cmd_generality(args: argparse.Namespace) -> int:
 def resolve_cases(args: argparse.Namespace) -> tuple[str, list[str], Path]:
     """The spec, the novelties and the records file a `generality` command runs: a named
     suite's files on its spec, or the positional novelties (by default the shipped ones of the
-    spec's domain). A suite's records get a file of their own, since a case is keyed by its
-    file's stem and two suites may hold the same stem."""
+    spec's domain); UsageError (a ValueError) for arguments that conflict. A suite's records
+    get a file of their own, since a case is keyed by its file's stem and two suites may hold
+    the same stem."""
     from nesyworld.experiments.generality import domain_novelties, get_suite
 
     if args.suite is None:
@@ -80,13 +85,13 @@ def resolve_cases(args: argparse.Namespace) -> tuple[str, list[str], Path]:
         novelties = list(args.novelties) or domain_novelties(spec)
         return spec, novelties, args.out or Path("results/generality.jsonl")
     if args.novelties:
-        raise ValueError("give either NOVELTY names or --suite, not both")
+        raise UsageError("--suite: give either NOVELTY names or --suite, not both")
     try:
         suite = get_suite(args.suite)
     except KeyError as err:
-        raise ValueError(err.args[0]) from None
+        raise UsageError(f"--suite: {err.args[0]}") from None
     if args.spec is not None and args.spec != suite.spec:
-        raise ValueError(f"suite '{suite.name}' is written for spec '{suite.spec}', not "
+        raise UsageError(f"--spec: suite '{suite.name}' is written for spec '{suite.spec}', not "
                          f"'{args.spec}'")
     return (suite.spec, [str(p) for p in suite.novelties()],
             args.out or Path(f"results/generality_{suite.name}.jsonl"))

@@ -7,6 +7,8 @@ import json
 import logging
 from typing import Any
 
+from nesyworld.experiments.cli.arguments import count, figure_file, world_seed
+
 # The names of nesyworld.experiments.lifelong.agents.AGENTS, kept here because that module
 # imports numpy and the spec model, which building the parser must not (tests/experiments/
 # test_cli.py checks the two agree).
@@ -18,9 +20,9 @@ def add_commands(sub: Any) -> None:
     p.add_argument("spec", help="a lifelong spec file or a shipped lifelong world (orchard)")
     p.add_argument("--agent", action="append", choices=AGENTS, metavar="AGENT",
                    help=f"one of {', '.join(AGENTS)}; repeat to compare (default: random)")
-    p.add_argument("--steps", type=int, default=5000, help="steps in the one long run")
-    p.add_argument("--window", type=int, default=500, help="steps per reward-rate window")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--steps", type=count, default=5000, help="steps in the one long run")
+    p.add_argument("--window", type=count, default=500, help="steps per reward-rate window")
+    p.add_argument("--seed", type=world_seed, default=0, help="layout seed (default 0)")
     p.add_argument("--plot", metavar="FILE", help="write the reward-rate plot as a PNG")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=cmd_lifelong)
@@ -36,8 +38,8 @@ def cmd_lifelong(args: argparse.Namespace) -> int:
         run_lifelong,
     )
 
-    if args.steps < 1 or args.window < 1:
-        raise SystemExit("error: --steps and --window must be >= 1")
+    if args.plot:
+        figure_file(args.plot)
     logging.basicConfig(level=logging.INFO if not args.json else logging.WARNING,
                         format="%(message)s")
     spec = load_lifelong(args.spec)

@@ -1,6 +1,14 @@
 """The `nesyworld` command line. Each command group has its own module beside this one
 (`world_commands`, `run_commands`, ...); this file only assembles them, so `nesyworld --help` lists
-everything in one place."""
+everything in one place, and holds the one error path every command shares (`report_error`):
+
+* bad input, i.e. one of the project's error types (nesyworld.experiments.errors): one line
+  ``nesyworld: error: <where>: <what>; expected <what>``, exit status 2;
+* a file that cannot be read or written: ``nesyworld: error: <file>: <reason>``, status 2;
+* anything else is a bug: one line naming it and pointing to ``--debug``, status 70
+  (EX_SOFTWARE); ``nesyworld --debug ...`` also prints the traceback;
+* Ctrl-C: status 130. argparse's own errors keep their usage lines and status 2.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +16,9 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
-from nesyworld.world.errors import SpecError
+from nesyworld.experiments.errors import is_user_error
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -35,17 +44,34 @@ COMMANDS = {
 tests/experiments/test_cli.py checks it against the groups themselves."""
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose error line is the CLI's: ``nesyworld: error: [COMMAND: ]
+    <message>`` after the usage, on one line even when the message quotes an argument with a
+    newline in it. Sub-command parsers are made of the same class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        command = self.prog.removeprefix("nesyworld").strip()
+        self.exit(EXIT_USAGE, f"nesyworld: error: {command + ': ' if command else ''}"
+                              f"{printable(message)}\n")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """Every command's parser, or only the group of `command` when it names one."""
     import importlib
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="nesyworld",
         description="Hybrid planning-and-learning agents in open worlds.",
     )
+    parser.add_argument("--debug", action="store_true",
+                        help="on an internal error, print the traceback")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in (COMMANDS[command],) if command in COMMANDS else MODULES:
         importlib.import_module(f"nesyworld.experiments.cli.{name}").add_commands(sub)
+    for command_parser in sub.choices.values():  # `nesyworld run --debug ...` works too
+        command_parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                                    help=argparse.SUPPRESS)
     return parser
 
 
@@ -61,26 +87,78 @@ def plain_python_kernels() -> None:
         os.environ["NESYWORLD_NUMBA"] = "0"
 
 
+EXIT_USAGE, EXIT_SOFTWARE, EXIT_INTERRUPTED = 2, 70, 130
+"""Exit statuses: bad input (as argparse's), an internal error (sysexits' EX_SOFTWARE), Ctrl-C."""
+MESSAGE_CHARS = 300
+"""How much of an internal error's message is shown: its exception can quote anything."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run `nesyworld ARGV`; the exit status. Never raises but SystemExit from a handler."""
     words = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(next((w for w in words if not w.startswith("-")), None))
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(words)
+    except SystemExit as done:  # argparse printed help (0) or a usage error (2)
+        return done.code if isinstance(done.code, int) else EXIT_USAGE
     if argv is None and getattr(args, "kernels", None) == "python" \
             and getattr(args, "planner", None) != "in-process":  # its search is a kernel too
         plain_python_kernels()
     try:
         return int(args.handler(args) or 0)
-    except SpecError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except OSError as err:  # a file named on the command line is missing or unreadable
-        if err.filename is None:  # not about a named file: a failure to show in full
-            raise
-        print(f"error: {err.filename}: {err.strerror or err}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        print("nesyworld: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `nesyworld specs --json | head`: the reader left; say nothing
+        _silence_stdout(argv is None)
+        return 0
+    except Exception as err:  # the one error path: every command's failures end here
+        return report_error(err, debug=args.debug)
+
+
+def report_error(err: Exception, debug: bool = False) -> int:
+    """Print `err` as one line on stderr (with the traceback first when `debug`); its exit
+    status. See the module docstring for the three kinds."""
+    if debug:
+        import traceback
+
+        traceback.print_exception(err, file=sys.stderr)
+    if is_user_error(err):
+        print(f"nesyworld: error: {first_line(err)}", file=sys.stderr)
+        return EXIT_USAGE
+    if isinstance(err, OSError) and err.filename is not None:  # a file given or written
+        reason = err.strerror or first_line(err)
+        print(f"nesyworld: error: {printable(str(err.filename))}: {printable(reason)}",
+              file=sys.stderr)
+        return EXIT_USAGE
+    message = first_line(err)[:MESSAGE_CHARS]
+    print(f"nesyworld: internal error: {type(err).__name__}"
+          + (f": {message}" if message else "")
+          + ("" if debug else " (run again with --debug for the traceback)"), file=sys.stderr)
+    return EXIT_SOFTWARE
+
+
+def first_line(err: BaseException) -> str:
+    """The first non-blank line of `err`'s message (PDDL errors add the source line and a
+    caret below it), with control characters escaped."""
+    lines = [line for line in str(err).splitlines() if line.strip()]
+    return printable(lines[0].strip()) if lines else ""
+
+
+def printable(text: str) -> str:
+    """`text` with control characters (a newline in a file name) escaped, so it stays one
+    line on a terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+
+
+def _silence_stdout(program: bool) -> None:
+    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush does
+    not complain; only when running as the program (never under a test's captured stdout)."""
+    if program:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from nesyworld.experiments.cli.arguments import output_file
+
 
 def add_commands(sub: Any) -> None:
     from nesyworld.experiments.matrix.config import shipped_matrices
@@ -38,7 +40,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     from nesyworld.experiments.matrix.run import matrix_tables, na_reasons, run_matrix
 
     config = load_matrix(args.config)
-    out = args.out or Path("results") / f"{config.name}.jsonl"
+    out = output_file(args.out or Path("results") / f"{config.name}.jsonl", makes_folders=True)
     from rich.console import Console
 
     console = Console(stderr=args.json)

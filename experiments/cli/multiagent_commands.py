@@ -6,6 +6,12 @@ import argparse
 import json
 from typing import Any
 
+from nesyworld.experiments.cli.arguments import UsageError, count, episodes, run_seed, whole
+
+MAX_ROUNDS = 100
+"""Each round reserves 20,000 learner-env map seeds of the run (experiments/multiagent/run.py),
+so the run's SPAN of them bounds the rounds near 800; 100 is far past any useful run."""
+
 
 def add_commands(sub: Any) -> None:
     p = sub.add_parser(
@@ -14,12 +20,13 @@ def add_commands(sub: Any) -> None:
              "and team success or win rates",
     )
     p.add_argument("spec", help="a spec with a multiagent: section (e.g. coop_pogostick)")
-    p.add_argument("--steps", type=int, default=6_000,
+    p.add_argument("--steps", type=count, default=6_000,
                    help="training env steps shared by all learners (default 6000)")
-    p.add_argument("--rounds", type=int, default=2,
+    p.add_argument("--rounds", type=whole(1, MAX_ROUNDS, "a number of rounds"),
+                   default=2,
                    help="alternating training rounds (each learner trains once a round)")
-    p.add_argument("--episodes", type=int, default=20, help="evaluation episodes")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--episodes", type=episodes, default=20, help="evaluation episodes")
+    p.add_argument("--seed", type=run_seed, default=0, help="the run seed (default 0)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
     p.set_defaults(handler=cmd_multiagent)
 
@@ -36,13 +43,8 @@ def cmd_multiagent(args: argparse.Namespace) -> int:
 
     spec = load_spec(args.spec)  # a bad spec fails here, located, before any training
     if spec.multiagent is None:
-        print(f"error: {spec.source}: the spec has no multiagent: section; expected "
-              "multiagent: {mode: cooperative|competitive, learners: [...]}")
-        return 2
-    for flag in ("steps", "rounds", "episodes"):
-        if getattr(args, flag) <= 0:
-            print(f"error: --{flag} must be a positive integer, got {getattr(args, flag)}")
-            return 2
+        raise UsageError(f"{spec.source}: the spec has no multiagent: section; expected "
+                         "multiagent: {mode: cooperative|competitive, learners: [...]}")
     console = Console(stderr=args.json)
     config = MultiAgentTrainConfig(steps=args.steps, rounds=args.rounds,
                               eval_episodes=args.episodes, seed=args.seed)

@@ -2,7 +2,8 @@
 file, and a terminal console made on first use.
 
 `read_text` turns a file that is not UTF-8 text into an ``OSError`` naming the file, so that
-`main` reports it like a missing file (``error: <path>: <reason>``, exit status 2).
+`main` reports it like a missing file (``nesyworld: error: <path>: <reason>``, exit
+status 2).
 
 Why the console is lazy: importing rich costs about 50 ms, which `nesyworld --help` and a
 command printing JSON need not pay; every command module is imported to build the parser, so
@@ -12,8 +13,6 @@ and makes one when first used.
 
 from __future__ import annotations
 
-import errno
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -33,13 +32,3 @@ class LazyConsole:
 
             self._console = Console(**self._options)
         return getattr(self._console, name)
-
-
-def read_text(path: str | Path) -> str:
-    """The UTF-8 text of `path`; ``OSError`` (with the file name) for a missing, unreadable
-    or binary file."""
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise OSError(errno.EILSEQ, f"not UTF-8 text (byte {err.start}: {err.reason})",
-                      str(path)) from err

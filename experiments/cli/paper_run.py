@@ -39,7 +39,7 @@ def cmd_run_paper(args: argparse.Namespace) -> int:
 
     record = run_protocol(spec, on_point)
     if record["status"] != "ok":
-        print(f"error: the run failed: {record['error'].strip().splitlines()[-1]}",
+        print(f"nesyworld: error: the run failed: {record['error'].strip().splitlines()[-1]}",
               file=sys.stderr)
         return 1
     m = metrics_of(record)

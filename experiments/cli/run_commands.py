@@ -7,6 +7,15 @@ import json
 import sys
 from typing import Any
 
+from nesyworld.experiments.cli.arguments import (
+    UsageError,
+    count,
+    episodes,
+    input_dir,
+    output_dir,
+    output_file,
+    run_seed,
+)
 from nesyworld.experiments.cli.output import LazyConsole
 from nesyworld.hybrid.agents.names import HYBRID_AGENTS
 
@@ -32,13 +41,13 @@ def add_commands(sub: Any) -> None:
                    help="planning agent: one-step macro actions, or skills of primitive moves")
     p.add_argument("--planner", default="fast-downward",
                    help="a registered planner (`nesyworld plan --help` lists them)")
-    p.add_argument("--episodes", type=int, default=None,
+    p.add_argument("--episodes", type=episodes, default=None,
                    help="episodes to run (default 1); for a hybrid agent, the frozen "
                         "evaluation episodes after adaptation (default 20)")
-    p.add_argument("--adapt-episodes", type=int, default=60, metavar="N",
+    p.add_argument("--adapt-episodes", type=episodes, default=60, metavar="N",
                    help="hybrid agent: at most N learning episodes, until 20 in a row succeed "
                         "without learning anything new")
-    p.add_argument("--budget", type=int, default=None, metavar="STEPS",
+    p.add_argument("--budget", type=count, default=None, metavar="STEPS",
                    help="hybrid agent: training env steps allowed per recovery (default "
                         "60000)")
     p.add_argument("--save", metavar="DIR",
@@ -46,7 +55,7 @@ def add_commands(sub: Any) -> None:
                         "policies, to DIR")
     p.add_argument("--kb", metavar="DIR",
                    help="hybrid agent: start from a knowledge base saved with --save")
-    p.add_argument("--seed", type=int, default=0,
+    p.add_argument("--seed", type=run_seed, default=0,
                    help="the run seed: it decides the learner's seed and every map of the run "
                         "(adaptation and evaluation maps apart, no map shared with another "
                         "run seed; docs/COUNTS.md)")
@@ -75,7 +84,9 @@ def make_agent(args: argparse.Namespace, env: Any, verbose: bool) -> Any:
 
         script = scripted_solution(args.spec) or scripted_solution(env.unwrapped.world.spec.name)
         if script is None:
-            raise SystemExit(f"error: no scripted solution (.plan) ships with '{args.spec}'")
+            raise UsageError(f"--agent scripted: no scripted solution (.plan) ships with "
+                             f"'{args.spec}'; expected a shipped spec with one, or another "
+                             "--agent")
         return ScriptedAgent(env, script)
     from nesyworld.symbolic.knowledge_base import KnowledgeBase
 
@@ -121,28 +132,23 @@ def show_hybrid(event: Any) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from nesyworld.hybrid import run_episode, summarize
     from nesyworld.hybrid.recording.writer import EpisodeRecorder
-    from nesyworld.hybrid.seeding import RUNS, RunSeeds
+    from nesyworld.hybrid.seeding import RunSeeds
     from nesyworld.symbolic.planning.planners import PLANNERS, REMOVED
     from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 
     if args.planner not in PLANNERS:  # before any env is made: a one-line error, not a trace
         why = (f"was {REMOVED[args.planner]}" if args.planner in REMOVED
-               else f"is not registered; registered: {', '.join(PLANNERS)}")
-        print(f"error: --planner: '{args.planner}' {why}", file=sys.stderr)
-        return 2
-    if not 0 <= args.seed < RUNS:
-        print(f"error: --seed: expected a run seed in 0..{RUNS - 1}, got {args.seed}",
-              file=sys.stderr)
-        return 2
+               else f"is not registered; expected one of {', '.join(PLANNERS)}")
+        raise UsageError(f"--planner: '{args.planner}' {why}")
     if args.protocol == "paper":
         if (args.agent not in HYBRID or len(args.novelty) != 1 or args.record or args.kb
                 or args.budget is not None or args.save):
-            print("error: --protocol paper: needs a hybrid --agent and exactly one --novelty, "
-                  "and takes none of --record, --kb, --save, --budget", file=sys.stderr)
-            return 2
+            raise UsageError("--protocol paper: needs a hybrid --agent and exactly one "
+                             "--novelty, and takes none of --record, --kb, --save, --budget")
         from nesyworld.experiments.cli.paper_run import cmd_run_paper
 
         return cmd_run_paper(args)
+    check_paths(args)
     env: Any = NesyGridEnv(args.spec, render_mode="ansi" if args.render else None)
     if args.novelty:  # on their schedule: before an episode, or at a step mid-episode
         env = NoveltyInjector(env, args.novelty)
@@ -185,6 +191,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     if summary["failures_by_operator"]:
         console.print(f"failures by operator: {summary['failures_by_operator']}")
     return 0
+
+
+def check_paths(args: argparse.Namespace) -> None:
+    """Before any episode: the files the run writes can be written, the folder it reads
+    exists (`--save` makes its folder)."""
+    if args.record:
+        output_file(args.record)
+    if args.save:
+        if args.agent not in HYBRID:
+            raise UsageError("--save: only a hybrid --agent learns a knowledge base to save")
+        output_dir(args.save)
+    if args.kb:
+        if args.agent not in HYBRID:
+            raise UsageError("--kb: only a hybrid --agent starts from a saved knowledge base")
+        input_dir(args.kb)
 
 
 def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None) -> int:

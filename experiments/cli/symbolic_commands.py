@@ -8,7 +8,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from nesyworld.experiments.cli.output import LazyConsole, read_text
+from nesyworld.experiments.cli.arguments import (
+    UsageError,
+    count,
+    figure_file,
+    output_dir,
+    seconds,
+    world_seed,
+)
+from nesyworld.experiments.cli.output import LazyConsole
 
 console = LazyConsole()
 
@@ -21,7 +29,8 @@ def add_commands(sub: Any) -> None:
                         "repeat to compose): the 'oracle' domain")
     p.add_argument("--classical", action="store_true",
                    help="the classical compilation (bounded counts) instead of the numeric form")
-    p.add_argument("--seed", type=int, default=0, help="layout seed for the initial state")
+    p.add_argument("--seed", type=world_seed, default=0,
+                   help="layout seed for the initial state")
     p.add_argument("--out", metavar="DIR", help="write domain.pddl and problem.pddl to DIR")
     p.set_defaults(handler=cmd_pddl, kernels="python")
 
@@ -31,8 +40,9 @@ def add_commands(sub: Any) -> None:
                    help="fast-downward (default: proven optimal, ~0.3 s), fast-downward-sat, "
                         "enhsp, enhsp-sat, in-process (our compiled search: milliseconds once "
                         "loaded, not proven optimal)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--timeout", type=float, default=30.0)
+    p.add_argument("--seed", type=world_seed, default=0, help="layout seed (default 0)")
+    p.add_argument("--timeout", type=seconds, default=30.0,
+                   help="seconds the planner may take (default 30)")
     p.add_argument("--novelty", action="append", default=[], metavar="NOVELTY",
                    help="plan in the world after this novelty (repeatable)")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -54,8 +64,9 @@ def add_commands(sub: Any) -> None:
 
     p = sub.add_parser("check-domain", help="compare every derived operator with the simulator")
     p.add_argument("spec")
-    p.add_argument("--samples", type=int, default=20)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--samples", type=count, default=20,
+                   help="sampled states per operator (default 20)")
+    p.add_argument("--seed", type=world_seed, default=0, help="layout seed (default 0)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=cmd_check_domain, kernels="python")
 
@@ -63,25 +74,23 @@ def add_commands(sub: Any) -> None:
 def cmd_parse(args: argparse.Namespace) -> int:
     import warnings
 
-    from nesyworld.symbolic.pddl.reader import PDDLError, read_pddl, read_plan, summarize
+    from nesyworld.symbolic.pddl.limits import load_pddl_text
+    from nesyworld.symbolic.pddl.reader import read_pddl, read_plan, summarize
 
-    domain_text = read_text(args.domain)
-    problem_text = read_text(args.problem) if args.problem else None
-    with warnings.catch_warnings(record=True) as caught:
+    domain_text = load_pddl_text(args.domain)  # a non-UTF-8 byte: an error at its line:column
+    problem_text = load_pddl_text(args.problem) if args.problem else None
+    plan_text = load_pddl_text(args.plan) if args.plan else None
+    with warnings.catch_warnings(record=True) as caught:  # PDDLError: main prints line one
         warnings.simplefilter("always")
-        try:
-            problem = read_pddl(domain_text, problem_text, args.domain, args.problem or
-                                "<problem>", numeric_default=0)
-            validity = None
-            if args.plan:
-                from unified_planning.shortcuts import PlanValidator
+        problem = read_pddl(domain_text, problem_text, args.domain, args.problem or
+                            "<problem>", numeric_default=0)
+        validity = None
+        if plan_text is not None:
+            from unified_planning.shortcuts import PlanValidator
 
-                plan = read_plan(read_text(args.plan), problem, args.plan)
-                with PlanValidator(problem_kind=problem.kind) as validator:
-                    validity = str(validator.validate(problem, plan).status.name)
-        except PDDLError as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 2
+            plan = read_plan(plan_text, problem, args.plan)
+            with PlanValidator(problem_kind=problem.kind) as validator:
+                validity = str(validator.validate(problem, plan).status.name)
     summary = summarize(problem)
     summary["warnings"] = [str(w.message) for w in caught]
     if validity is not None:
@@ -105,6 +114,7 @@ def cmd_parse(args: argparse.Namespace) -> int:
 def cmd_graph(args: argparse.Namespace) -> int:
     from nesyworld.symbolic.graphs import draw_recipe_graph
 
+    figure_file(args.out)
     path = draw_recipe_graph(args.spec, args.out)
     print(f"wrote {path}")
     return 0
@@ -125,6 +135,8 @@ def cmd_pddl(args: argparse.Namespace) -> int:
     from nesyworld.symbolic.derivation.derive import derive
     from nesyworld.symbolic.pddl.writer import write_pddl
 
+    if args.out:
+        output_dir(args.out)
     domain, problem = write_pddl(derive(_spec(args.spec, args.novelty), seed=args.seed),
                                  classical=args.classical)
     if args.out:
@@ -153,8 +165,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     try:
         planner = Planner(args.planner, timeout=args.timeout)
     except KeyError as err:  # unknown or removed: the registry says which, and why
-        print(f"error: --planner: {err.args[0]}", file=sys.stderr)
-        return 2
+        raise UsageError(f"--planner: {err.args[0]}") from None
     derivation = derive(_spec(args.spec, args.novelty), seed=args.seed)
     with planner:
         result = planner.plan(derivation)

@@ -7,6 +7,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from nesyworld.experiments.cli.arguments import output_file, world_seed
 from nesyworld.experiments.cli.output import LazyConsole
 
 if TYPE_CHECKING:
@@ -31,13 +32,13 @@ def add_commands(sub: Any) -> None:
 
     p = sub.add_parser("show", help="draw a world's initial state (ASCII, optionally PNG)")
     p.add_argument("spec")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=world_seed, default=0, help="layout seed (default 0)")
     p.add_argument("--png", metavar="FILE", help="also write the RGB rendering to FILE")
     p.set_defaults(handler=cmd_show)
 
     p = sub.add_parser("play", help="play a world from the keyboard in the terminal")
     p.add_argument("spec")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=world_seed, default=0, help="layout seed (default 0)")
     p.add_argument("--record", metavar="FILE", help="save the trajectory as JSON")
     p.set_defaults(handler=cmd_play)
 
@@ -134,6 +135,8 @@ def draw(world: World) -> str:
 def cmd_show(args: argparse.Namespace) -> int:
     from nesyworld.world import World
 
+    if args.png:
+        output_file(args.png)
     world = World(args.spec, seed=args.seed)
     print(draw(world))
     print(world.describe())
@@ -151,7 +154,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                           np.uint8)
         st = world.state
         agents = [(int(r), int(c), int(f)) for (r, c), f in zip(st.pos, st.facing, strict=True)]
-        plt.imsave(args.png, render_rgb(st.grid, colors, agents))
+        plt.imsave(args.png, render_rgb(st.grid, colors, agents), format="png")
         print(f"wrote {args.png}")
     return 0
 
@@ -164,6 +167,8 @@ KEYS = {"w": "move_forward", "s": "move_backward", "a": "move_left", "d": "move_
 def cmd_play(args: argparse.Namespace) -> int:
     from nesyworld.world import Recorder, World
 
+    if args.record:  # before the game: a recording that cannot be saved would be lost
+        output_file(args.record)
     world = World(args.spec, seed=args.seed)
     rec = Recorder(world, args.seed)
     names = world.action_names()

@@ -27,12 +27,18 @@ from pathlib import Path
 from typing import Any
 
 from nesyworld.experiments.config_reading import (
+    MAX_EPISODES,
+    config_file,
     load_config,
+    lookup,
+    read_count,
+    read_label,
     read_seeds,
     read_top,
     shipped_of_kind,
 )
 from nesyworld.world.errors import SpecError
+from nesyworld.world.spec.bounds import MAX_INT32
 from nesyworld.world.spec.reader import SpecReader as Reader
 from nesyworld.world.spec.yaml_source import KeyPath, SourceMap
 
@@ -49,8 +55,14 @@ TOP_KEYS = {
 }
 TASK_KEYS = {"spec": "a shipped spec or a spec file", "name": "the task's label",
              "budget": "training env steps on this task"}
-TRAIN_KEYS = {"num_envs": 1, "epoch_length": 1, "collect_chunk": 1}
-"""Integer training settings and their minimum; `lr` (a positive number) is the other one."""
+TRAIN_KEYS = {"num_envs": (1, 256), "epoch_length": (1, MAX_INT32),
+              "collect_chunk": (1, 1_000_000)}
+"""Integer training settings and their range (a rollout buffer holds num_envs x
+collect_chunk steps); `lr`, a number in (0, MAX_LR], is the other one."""
+MAX_LR = 10.0
+MAX_TASKS = 64
+"""Tasks of one sequence: each is built as an env at load time to compare its spaces."""
+MAX_BUDGET = MAX_INT32
 
 
 @dataclass(frozen=True)
@@ -112,13 +124,14 @@ def build_continual(data: Any, smap: SourceMap, *, default_name: str = "continua
     rd = Reader(smap)
     base = base or Path.cwd()
     top, name = read_top(rd, data, TOP_KEYS, ("tasks",), default_name)
-    budget = rd.integer(top.get("budget", 4000), ("budget",), minimum=0)
+    budget = read_count(rd, top.get("budget", 4000), ("budget",), 0, MAX_BUDGET)
     tasks = _tasks(rd, top["tasks"], budget, base)
     agent = rd.string(top.get("agent", "rl"), ("agent",))
     if agent not in AGENTS:
         raise rd.fail(("agent",), f"unknown agent '{agent}'", found=agent,
                       expected="one of " + ", ".join(AGENTS))
-    episodes = rd.integer(top.get("eval_episodes", 10), ("eval_episodes",), minimum=1)
+    episodes = read_count(rd, top.get("eval_episodes", 10), ("eval_episodes",), 1,
+                          MAX_EPISODES)
     config = ContinualConfig(name, tasks, agent, episodes, read_seeds(rd, top.get("seeds", 1)),
                              _train(rd, top.get("train")), smap.file)
     _check_spaces(rd, config)
@@ -129,6 +142,9 @@ def _tasks(rd: Reader, value: Any, budget: int, base: Path) -> tuple[Task, ...]:
     if not isinstance(value, list) or not value:
         raise rd.fail(("tasks",), "empty task sequence" if value in ([], None) else "wrong type",
                       found=value, expected=TOP_KEYS["tasks"])
+    if len(value) > MAX_TASKS:
+        raise rd.fail(("tasks",), "too many tasks", found=len(value),
+                      expected=f"at most {MAX_TASKS}")
     tasks: list[Task] = []
     for i, item in enumerate(value):
         path: KeyPath = ("tasks", i)
@@ -137,10 +153,10 @@ def _tasks(rd: Reader, value: Any, budget: int, base: Path) -> tuple[Task, ...]:
             raise rd.fail(path, "missing key 'spec'", expected=TASK_KEYS["spec"])
         spec_path = path if isinstance(item, str) else (*path, "spec")
         spec = _spec(rd, entry["spec"], spec_path, base)
-        label = (rd.string(entry["name"], (*path, "name")) if "name" in entry
+        label = (read_label(rd, entry["name"], (*path, "name")) if "name" in entry
                  else Path(str(entry["spec"])).stem)
-        own = (rd.integer(entry["budget"], (*path, "budget"), minimum=0) if "budget" in entry
-               else budget)
+        own = (read_count(rd, entry["budget"], (*path, "budget"), 0, MAX_BUDGET)
+               if "budget" in entry else budget)
         if any(t.name == label for t in tasks):
             raise rd.fail(path, f"task '{label}' listed twice", found=label,
                           expected="distinct task names (give a repeated spec a `name`)")
@@ -151,12 +167,12 @@ def _tasks(rd: Reader, value: Any, budget: int, base: Path) -> tuple[Task, ...]:
 def _spec(rd: Reader, value: Any, path: KeyPath, base: Path) -> str:
     from nesyworld.domains import find_spec, shipped_specs
 
-    name = rd.string(value, path)
-    if find_spec(name) is not None:
+    name = read_label(rd, value, path)
+    if lookup(find_spec, name) is not None:
         return name
-    for candidate in (base / name, Path(name)):
-        if candidate.suffix in (".yaml", ".yml") and candidate.is_file():
-            return str(candidate.resolve())
+    found = config_file(name, base)
+    if found is not None:
+        return found
     raise rd.fail(path, f"unknown task '{name}'", found=name,
                   expected="a shipped spec (" + ", ".join(shipped_specs()) + ") or a spec file")
 
@@ -168,34 +184,50 @@ def _train(rd: Reader, value: Any) -> ContinualTrainingConfig:
     for key, v in raw.items():
         if key == "lr":
             values[key] = rd.number(v, ("train", key))
-            if values[key] <= 0:
+            if not 0 < values[key] <= MAX_LR:
                 raise rd.fail(("train", key), "value out of range", found=v,
-                              expected="a positive learning rate")
+                              expected=f"a positive learning rate up to {MAX_LR:g}")
         else:
-            values[key] = rd.integer(v, ("train", key), minimum=TRAIN_KEYS[key])
+            values[key] = read_count(rd, v, ("train", key), *TRAIN_KEYS[key])
     return ContinualTrainingConfig(**values)
 
 
 def _check_spaces(rd: Reader, config: ContinualConfig) -> None:
     """Every task must name the same observation slots and actions as the first: the policy
     is carried from task to task and evaluated on all of them."""
-    from nesyworld.hybrid.baselines.transfer import space_names
     from nesyworld.world.envs import NesyGridEnv
 
-    first = None
+    first: Any = None
     for i, task in enumerate(config.tasks):
         try:
-            names = space_names(NesyGridEnv(task.spec))
+            names = _spaces(NesyGridEnv(task.spec))
         except SpecError as err:
             raise rd.fail(("tasks", i), f"task '{task.name}': its spec does not load ({err})",
                           found=task.spec, expected="a valid world spec") from err
         if first is None:
             first = names
-        elif names != first:
+        elif names[:-1] != first[:-1] and not _same_names(first[-1], names[-1]):
             raise rd.fail(("tasks", i), f"task '{task.name}' has other observation or action "
                           f"spaces than task '{config.tasks[0].name}'", found=task.spec,
                           expected="specs with the same entity types and actions (vary the "
                           "goal or the map, e.g. with `extends:`)")
+
+
+def _spaces(env: Any) -> tuple[Any, ...]:
+    """What the observation slots' and actions' names are made of: the type names, the
+    action names, the observation config and space, and the env (for `_same_names`). Equal
+    parts give equal names, and comparing them needs no torch, so a config loads fast."""
+    inner = env.unwrapped
+    return (tuple(inner.world.types.names), tuple(inner.action_names), inner.config,
+            inner.observation_space, env)
+
+
+def _same_names(first: Any, other: Any) -> bool:
+    """The exact test, when the parts differ: the slot and action names the transfer code
+    uses (it imports torch, hence only here)."""
+    from nesyworld.hybrid.baselines.transfer import space_names
+
+    return bool(space_names(first) == space_names(other))
 
 
 __all__ = [

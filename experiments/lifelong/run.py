@@ -58,7 +58,10 @@ class LifelongRun:
 def find_lifelong(name: str) -> Path | None:
     """A shipped lifelong world by short name (domains/lifelong/<name>.yaml)."""
     path = LIFELONG_DIR / f"{name}.yaml"
-    return path if path.is_file() else None
+    try:
+        return path if path.is_file() else None
+    except (OSError, ValueError):  # a name the file system cannot look up is no shipped one
+        return None
 
 
 def shipped_lifelong() -> dict[str, Path]:

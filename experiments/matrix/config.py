@@ -24,8 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from nesyworld.experiments.config_reading import (
+    MAX_EPISODES,
     config_file,
     load_config,
+    lookup,
+    read_count,
     read_names,
     read_novelty,
     read_seeds,
@@ -121,7 +124,7 @@ def build_matrix(data: Any, smap: SourceMap, *, default_name: str = "matrix",
     if mode not in MODES:
         raise rd.fail(("mode",), f"unknown mode '{mode}'", found=mode,
                       expected="one of " + ", ".join(MODES))
-    episodes = rd.integer(top.get("episodes", 3), ("episodes",), minimum=1)
+    episodes = read_count(rd, top.get("episodes", 3), ("episodes",), 1, MAX_EPISODES)
     noise = parse_observation(rd, top.get("observation")).noise
     return MatrixConfig(name, scenarios, novelties, agents, read_seeds(rd, top["seeds"]),
                         episodes, mode, noise, smap.file)
@@ -130,7 +133,7 @@ def build_matrix(data: Any, smap: SourceMap, *, default_name: str = "matrix",
 def _scenario(rd: Reader, name: str, path: tuple[Any, ...], base: Path) -> str:
     from nesyworld.domains import find_spec, shipped_specs
 
-    if find_spec(name) is not None:
+    if lookup(find_spec, name) is not None:
         return name
     found = config_file(name, base)
     if found is None:

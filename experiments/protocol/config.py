@@ -19,12 +19,17 @@ file:line:column with what was expected, using the world layer's located YAML re
 from __future__ import annotations
 
 import dataclasses
+import string
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from nesyworld.experiments.config_reading import (
+    MAX_EPISODES,
+    MAX_TEXT,
+    MAX_WORKERS,
     load_config,
+    read_count,
     read_domain,
     read_names,
     read_novelty,
@@ -38,7 +43,7 @@ from nesyworld.experiments.protocol.records import (
     ProtocolConfig,
     RunSpec,
 )
-from nesyworld.world.errors import SpecError
+from nesyworld.world.errors import SpecError, shown
 
 # The world layer's typed reader of located documents: every check below fails with the
 # key's file:line:column, like a world spec's would.
@@ -62,6 +67,12 @@ TOP_KEYS = {
 REQUIRED = ("domain", "agents", "novelties", "seeds")
 PROTOCOL_MINIMUM = {"epoch_steps": 1, "eval_episodes": 1, "eta": 1, "max_episode_steps": 1}
 """Protocol fields that make no sense at zero (others may be 0: no pre-novelty training)."""
+PROTOCOL_MAXIMUM = {"eval_episodes": MAX_EPISODES, "post_eval_episodes": MAX_EPISODES,
+                    "eta": 10_000, "nu": 10_000}
+"""Protocol fields with a tighter bound than an int32's (the step budgets): episode counts
+and convergence windows far beyond any study."""
+TEMPLATE_FIELDS = ("agent", "seed")
+"""What `protocol.pretrained` may name in braces (experiments/protocol/pretraining.py)."""
 
 
 @dataclass(frozen=True)
@@ -129,13 +140,35 @@ def build_experiment(data: Any, smap: SourceMap, *, default_name: str = "experim
                       enumerate(read_names(rd, top["novelties"], ("novelties",), "novelty")))
     workers = None
     if top.get("workers") is not None:
-        workers = rd.integer(top["workers"], ("workers",), minimum=1)
+        workers = read_count(rd, top["workers"], ("workers",), 1, MAX_WORKERS)
     backend = rd.string(top.get("backend", "local"), ("backend",))
     if backend not in BACKENDS:
         raise rd.fail(("backend",), f"unknown backend '{backend}'", found=backend,
                       expected="one of " + ", ".join(BACKENDS))
     return ExperimentConfig(name, domain, agents, novelties, read_seeds(rd, top["seeds"]),
                             _protocol(rd, top.get("protocol")), workers, backend, smap.file)
+
+
+def _template(rd: Reader, value: Any, path: tuple[str, ...]) -> str:
+    """`protocol.pretrained`: a file name with `{agent}` and `{seed}` filled in per run, so a
+    brace it cannot fill fails here rather than hours into a sweep."""
+    text = rd.string(value, path)
+    expected = ("a file name (at most " f"{MAX_TEXT} characters) with {{agent}} and {{seed}}, "
+                "e.g. results/pretrained/{agent}_{seed}.pt")
+    if len(text) > MAX_TEXT or not text.isprintable():
+        raise rd.fail(path, "invalid file name", found=text, expected=expected)
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(text) if f is not None]
+        unknown = [f for f in fields if f not in TEMPLATE_FIELDS]
+        if not unknown:
+            text.format(agent="agent", seed=0)
+    except (ValueError, KeyError, IndexError, AttributeError, TypeError):
+        raise rd.fail(path, "invalid file name template", found=text,
+                      expected=expected) from None
+    if unknown:
+        raise rd.fail(path, f"unknown template field {{{shown(unknown[0])}}}", found=text,
+                      expected=expected)
+    return text
 
 
 def _protocol(rd: Reader, value: Any) -> ProtocolConfig:
@@ -154,9 +187,13 @@ def _protocol(rd: Reader, value: Any) -> ProtocolConfig:
         path = ("protocol", key)
         kind = str(fields[key].type)
         if kind == "int":
-            values[key] = rd.integer(v, path, minimum=PROTOCOL_MINIMUM.get(key, 0))
+            values[key] = rd.integer(v, path, minimum=PROTOCOL_MINIMUM.get(key, 0),
+                                     **({"maximum": PROTOCOL_MAXIMUM[key]}
+                                        if key in PROTOCOL_MAXIMUM else {}))
         elif kind == "float":
             values[key] = rd.number(v, path)
+        elif key == "pretrained":
+            values[key] = "" if v is None else _template(rd, v, path)
         elif kind == "str":
             values[key] = "" if v is None else rd.string(v, path)
         elif kind == "bool":

@@ -21,9 +21,11 @@ from rich.console import Console
 
 from nesyworld.experiments.protocol.figures import mean_curve, plot_curves
 from nesyworld.experiments.protocol.metrics import Adaptation, MetricsError, RunMetrics, metrics_of
+from nesyworld.experiments.protocol.record_check import check_record
 from nesyworld.experiments.protocol.records import ProtocolConfig
-from nesyworld.experiments.protocol.sweep import latest_records, load_records
+from nesyworld.experiments.protocol.sweep import latest_records, numbered_records
 from nesyworld.experiments.protocol.terminal_tables import FittedTable
+from nesyworld.world.errors import SpecError
 
 __all__ = ["AGENT_ORDER", "METRIC_DIGITS", "METRIC_LABELS", "NOVELTY_ORDER", "PAPER_METRICS",
            "PAPER_SOURCE", "Stat", "Table2Row", "format_stat", "markdown_table", "mean_curve",
@@ -250,8 +252,16 @@ def write_csv(records: Iterable[Mapping[str, Any]], path: str | Path,
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:
     """The records that count in a results file (the runner's rule: per run, the last ok
-    record, else its last error)."""
-    return list(latest_records(load_records(Path(path))).values())
+    record, else its last error), each checked first: a damaged record is a SpecError at its
+    file:line naming the field (record_check.py)."""
+    path = Path(path)
+    if not path.is_file():
+        raise SpecError("no such results file", file=str(path),
+                        expected="a JSON-lines results file written by `nesyworld experiment`")
+    numbered = numbered_records(path)
+    for line, record in numbered:
+        check_record(record, str(path), line)
+    return list(latest_records([record for _, record in numbered]).values())
 
 
 def _budgets(records: Sequence[Mapping[str, Any]]) -> str:

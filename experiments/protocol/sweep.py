@@ -86,18 +86,40 @@ def code_version() -> str:
 def load_records(path: Path) -> list[Record]:
     """Every record in a results file, in order. A line cut short by a kill mid-write is
     skipped (its run was not finished), never fatal."""
+    return [record for _, record in numbered_records(path)]
+
+
+MAX_RESULTS_BYTES = 1 << 30
+"""A results file of 10,000 paper-protocol runs is about 100 MB; more is not a results file."""
+
+
+def numbered_records(path: Path) -> list[tuple[int, Record]]:
+    """(line number, record) for each record line of a results file; lines that are not a
+    whole JSON object with a "key" (a kill mid-write, a stray edit) are skipped. A file that
+    is not UTF-8 text, or is too large, is a SpecError naming it."""
     if not path.exists():
         return []
+    from nesyworld.world.errors import SpecError
+
+    what = "a JSON-lines results file written by `nesyworld experiment`"
+    try:
+        if path.stat().st_size > MAX_RESULTS_BYTES:
+            raise SpecError(f"larger than {MAX_RESULTS_BYTES} bytes", file=str(path),
+                            expected=what)
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise SpecError(f"byte {err.start} is not UTF-8 text", file=str(path),
+                        expected=what) from None
     records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # cut short, or nested beyond any record
             continue
-        if isinstance(record, dict) and "key" in record:
-            records.append(record)
+        if isinstance(record, dict) and isinstance(record.get("key"), str):
+            records.append((number, record))
     return records
 
 

@@ -3,7 +3,14 @@
 Flask serves it because the studio is a handful of synchronous JSON routes on 127.0.0.1 that
 call our own (synchronous) code; the page is plain HTML, CSS and JavaScript, so there is no
 build step. Every failure the page can meet comes back as JSON `{error, where, expected}` with
-a 4xx status, never as an HTML error page, so the page always has something to show.
+a 4xx status, never as an HTML error page, so the page always has something to show; a bug is
+a JSON 500 that names the exception's type only (no traceback, no message: either could quote
+a file).
+
+What it opens: recordings named on the command line (listed by name, never by a path from the
+request), the shipped specs by name, its own static files; it writes only `<levels_dir>/
+<level name>.yaml`. Request bodies are capped (MAX_UPLOAD for a recording, MAX_LEVEL_BODY for a
+level) and answered 413 beyond that.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from urllib.parse import urlsplit
 from flask import Flask, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
+from nesyworld.experiments.errors import is_user_error
 from nesyworld.experiments.studio.levels import (
     NAME,
     Level,
@@ -31,6 +39,11 @@ from nesyworld.world.errors import SpecError
 STATIC = Path(__file__).parent / "static"
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 MAX_UPLOAD = 64 * 1024 * 1024
+"""The largest recording upload, in bytes (an hour-long episode records a few MB)."""
+MAX_LEVEL_BODY = 1024 * 1024
+"""The largest level a page posts, in bytes (a MAX_SIDE square map of long type names)."""
+FILE_NAME_CHARS = 120
+"""How much of an uploaded file's name (X-File-Name) errors repeat."""
 
 
 def find_recordings(paths: list[Path]) -> dict[str, Path]:
@@ -79,6 +92,17 @@ def create_app(recordings: list[str | Path] | None = None,
     def too_deep(exc: RecursionError) -> Any:
         return problem(400, "the request nests too deeply", "request", "a level or recording")
 
+    @app.errorhandler(Exception)
+    def any_error(exc: Exception) -> Any:
+        """Bad input of another kind (a derivation, PDDL or checkpoint error): its first line;
+        anything else is a bug: its type only, so nothing of a file can leak."""
+        if is_user_error(exc):
+            lines = str(exc).strip().splitlines() or [type(exc).__name__]
+            return problem(422, lines[0][:300], "request", "input the studio can show")
+        app.logger.error("studio bug on %s %s", request.method, request.path, exc_info=exc)
+        return problem(500, f"internal error ({type(exc).__name__}); the terminal running "
+                       "`nesyworld studio` shows the traceback", "studio", "")
+
     @app.before_request
     def loopback_only() -> Any:
         """DNS rebinding: a page on another site that resolves its name to 127.0.0.1 would
@@ -115,6 +139,7 @@ def create_app(recordings: list[str | Path] | None = None,
     @app.post("/api/recordings/upload")
     def upload_recording() -> Any:
         name = request.headers.get("X-File-Name") or "upload.json"
+        name = "".join(c for c in name if c.isprintable())[:FILE_NAME_CHARS] or "upload.json"
         return jsonify(asdict(read_recording(request.get_data(), name=name)))
 
     @app.get("/api/specs")
@@ -144,11 +169,11 @@ def create_app(recordings: list[str | Path] | None = None,
 
     @app.post("/api/level/derive")
     def derive() -> Any:
-        return jsonify(derive_level(Level.from_json(_json_body())))
+        return jsonify(derive_level(_posted_level()))
 
     @app.post("/api/level/save")
     def save() -> Any:
-        level = Level.from_json(_json_body())
+        level = _posted_level()
         derived = derive_level(level)  # only a level that loads is saved
         if not NAME.match(level.name):  # derive_level checked it; the file name relies on it
             return problem(422, f"bad level name '{level.name}'")
@@ -160,8 +185,17 @@ def create_app(recordings: list[str | Path] | None = None,
     return app
 
 
-def _json_body() -> Any:
+def _posted_level() -> Level:
+    """The level in the request's JSON body, on a shipped spec (never a path: the studio opens
+    no other spec file); LevelError otherwise, 413 for a body over MAX_LEVEL_BODY."""
+    from nesyworld.domains import shipped_specs
+
+    request.max_content_length = MAX_LEVEL_BODY
     data = request.get_json(silent=True)
     if data is None:
         raise LevelError("the request body is not JSON", "request", "a JSON level")
-    return data
+    level = Level.from_json(data)
+    if level.base not in shipped_specs():
+        raise LevelError(f"no shipped spec named '{level.base[:80]}'", "base",
+                         "a shipped spec name (GET /api/specs lists them)")
+    return level

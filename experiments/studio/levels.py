@@ -25,6 +25,10 @@ from nesyworld.world.spec.loader import load_document, load_spec
 LEVEL_FILE = "level.yaml"
 """The name errors in an unsaved level point into."""
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
+MAX_SIDE = 128
+"""The most rows, and cells per row, a level may have: 8x the shipped maps' side, and small
+enough that deriving its PDDL answers in about a second."""
+MAX_AGENTS = 64
 
 
 class LevelError(ValueError):
@@ -57,12 +61,19 @@ class Level:
                 isinstance(row, list) and row and all(isinstance(c, str) for c in row)
                 for row in cells)):
             raise LevelError("'cells' must be rows of type names", expected="a non-empty grid")
+        if len(cells) > MAX_SIDE or any(len(row) > MAX_SIDE for row in cells):
+            raise LevelError("the map is too large", "cells",
+                             f"at most {MAX_SIDE} rows of at most {MAX_SIDE} cells")
         agents = data.get("agents") or {}
-        if not isinstance(agents, dict) or not all(
-                isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) for x in v)
-                for v in agents.values()):
-            raise LevelError("'agents' must map agent names to [row, column]")
-        return cls(str(data["base"]), str(data["name"]), cells, dict(agents))
+        if not isinstance(agents, dict) or len(agents) > MAX_AGENTS or not all(
+                isinstance(v, list) and len(v) == 2 and all(
+                    isinstance(x, int) and not isinstance(x, bool) and 0 <= x < MAX_SIDE
+                    for x in v) for v in agents.values()):
+            raise LevelError("'agents' must map agent names to [row, column]", "agents",
+                             f"at most {MAX_AGENTS} agents on cells of the map")
+        if not all(isinstance(data[k], str) for k in ("base", "name")):
+            raise LevelError("'base' and 'name' must be text", expected="a spec and a level name")
+        return cls(data["base"], data["name"], cells, dict(agents))
 
 
 def palette(base: str) -> list[dict[str, Any]]:

@@ -27,6 +27,11 @@ from nesyworld.hybrid.agents.planning_agent import (
     PlanningConfig,
     pre_novelty_actions,
 )
+from nesyworld.hybrid.agents.saved_agent import (
+    learned_meta_error,
+    load_knowledge_base,
+    policy_file,
+)
 from nesyworld.hybrid.execution.monitor import OperatorFailure
 from nesyworld.hybrid.execution.operators import GroundOperator
 from nesyworld.hybrid.recovery.gaps import gap_failure, missing_item
@@ -258,16 +263,19 @@ class HybridAgent(PlanningAgent):
             "recoveries": [r.summary() for r in self.recoveries]}, indent=1))
 
     def load(self, path: str | Path) -> None:
-        """Load a saved knowledge base with its learned operators' policies."""
+        """Load a saved knowledge base with its learned operators' policies. A missing or
+        broken part is one located error (a SpecError such as KnowledgeBaseError, a PDDLError
+        or a CheckpointError), raised before anything of this agent changes."""
         folder = Path(path)
-        self.kb = KnowledgeBase.load(folder, self.kb.base)
-        self.learned = {}
-        for entry in self.kb:
+        kb = load_knowledge_base(folder, self.kb.base, POLICY_FOLDER)
+        learned = {}
+        for entry in kb:
             if entry.origin != "learned":
                 continue
-            file = folder / POLICY_FOLDER / f"{entry.operator.name}.pt"
-            if not file.exists():
-                raise FileNotFoundError(f"{file}: the policy of learned operator "
-                                        f"'{entry.operator.name}' is missing")
-            self.learned[entry.operator.name] = LearnedOperator.from_entry(
-                entry, load_checkpoint(file))
+            name = entry.operator.name
+            checkpoint = load_checkpoint(policy_file(folder, kb, name, POLICY_FOLDER))
+            try:
+                learned[name] = LearnedOperator.from_entry(entry, checkpoint)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise learned_meta_error(folder, kb, name, exc) from None
+        self.kb, self.learned = kb, learned

@@ -202,7 +202,12 @@ class PlanningAgent:
                                                         "config": asdict(self.config)}))
 
     def load(self, path: str | Path) -> None:
-        self.kb = KnowledgeBase.load(path, self.kb.base)
+        """The knowledge base saved in `path` (KnowledgeBase.load's checks); a broken file is
+        one located error (KnowledgeBaseError, a SpecError, or PDDLError), and the agent keeps
+        its knowledge base when one is raised."""
+        from nesyworld.hybrid.agents.saved_agent import load_knowledge_base
+
+        self.kb = load_knowledge_base(path, self.kb.base)
 
     # --- reporting ---------------------------------------------------------------------------
     def emit(self, kind: str, text: str, **data: Any) -> None:

@@ -49,6 +49,7 @@ from nesyworld.learning import (
     train,
 )
 from nesyworld.learning.algorithms.networks import MaskedActor, ValueCritic
+from nesyworld.learning.training.checkpoint import CheckpointError
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import PlanCache, Planner
 from nesyworld.world.envs.gym_env import NesyGridEnv
@@ -169,11 +170,23 @@ class TrainingEnvFactory:
         return ForbidActions(env, self.forbidden)
 
 
-def _checkpoint_names(ckpt: Checkpoint) -> SpaceNames:
+def _checkpoint_names(ckpt: Checkpoint, where: str = "checkpoint") -> SpaceNames:
+    """The observation slots' and actions' names an RL agent saved with its weights; a
+    missing or malformed list is a CheckpointError naming `where` (the file)."""
     names = ckpt.metadata.get("names")
     if names is None:
-        raise ValueError("this checkpoint does not name its observation slots and actions; "
-                         "save it with RLAgent.save")
+        raise CheckpointError(f"{where}: this checkpoint does not name its observation slots "
+                              "and actions; expected one saved with RLAgent.save")
+    n_actions = int(ckpt.action_space.n)
+    ok = (isinstance(names, dict) and isinstance(names.get("observation"), list)
+          and isinstance(names.get("actions"), list) and len(names["actions"]) == n_actions
+          and all(isinstance(a, str) for a in names["actions"])
+          and all(isinstance(label, (list, tuple)) and all(isinstance(x, (str, int))
+                                                             for x in label)
+                  for label in names["observation"]))
+    if not ok:
+        raise CheckpointError(f"{where}: metadata.names is malformed; expected observation "
+                              f"labels and {n_actions} action names")
     return SpaceNames.from_dict(names)
 
 
@@ -293,8 +306,8 @@ class RLAgent:
         save_checkpoint(path, self.checkpoint, agent=self.name, names=self.names.as_dict())
 
     def load(self, path: str | Path) -> None:
-        ckpt = load_checkpoint(path)
-        self.names = _checkpoint_names(ckpt)
+        ckpt = load_checkpoint(path)  # every problem: one CheckpointError naming the file
+        self.names = _checkpoint_names(ckpt, str(path))
         self._use(ckpt)
         self._spaces = None
         self._sync()

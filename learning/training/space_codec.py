@@ -17,6 +17,9 @@ from gymnasium import spaces
 __all__ = ["SpaceFormatError", "space_from_dict", "space_to_dict"]
 
 MAX_DEPTH = 16
+MAX_SIZE = 10**7
+"""Elements a stored space may have: a Box allocates its bounds, and a flat observation of
+more is not one this project makes."""
 
 
 class SpaceFormatError(ValueError):
@@ -48,21 +51,34 @@ def space_from_dict(data: Any, where: str = "space", depth: int = 0) -> spaces.S
     if not isinstance(data, dict) or "kind" not in data:
         raise SpaceFormatError(f"{where}: expected a mapping with a 'kind'")
     kind = data["kind"]
+    if not isinstance(kind, str):
+        raise SpaceFormatError(f"{where}.kind: expected the name of a space kind")
     try:
         if kind == "box":
             dtype = np.dtype(_field(data, "dtype", str, where))
             if dtype.kind not in "fiub":
                 raise SpaceFormatError(f"{where}.dtype: expected a number type, got {dtype}")
-            shape = tuple(int(n) for n in _field(data, "shape", list, where))
+            shape = tuple(_size(n, f"{where}.shape") for n in _field(data, "shape", list,
+                                                                     where))
+            if len(shape) > MAX_DEPTH or int(np.prod(shape, dtype=object)) > MAX_SIZE:
+                raise SpaceFormatError(f"{where}.shape: expected at most {MAX_SIZE} elements")
             return spaces.Box(np.asarray(data["low"], dtype=dtype),
                               np.asarray(data["high"], dtype=dtype), shape, dtype)
         if kind == "discrete":
             return spaces.Discrete(_field(data, "n", int, where),
                                    start=int(data.get("start", 0)))
         if kind == "multi_binary":
-            return spaces.MultiBinary(data["n"])
+            n = data.get("n")
+            sizes = n if isinstance(n, list) else [n]
+            if len(sizes) > MAX_DEPTH or int(np.prod([_size(k, f"{where}.n") for k in sizes],
+                                                    dtype=object)) > MAX_SIZE:
+                raise SpaceFormatError(f"{where}.n: expected at most {MAX_SIZE} elements")
+            return spaces.MultiBinary(n)
         if kind == "multi_discrete":
-            return spaces.MultiDiscrete(np.asarray(_field(data, "nvec", list, where)),
+            nvec = _field(data, "nvec", list, where)
+            if len(nvec) > MAX_SIZE // 1000:
+                raise SpaceFormatError(f"{where}.nvec: expected at most {MAX_SIZE // 1000}")
+            return spaces.MultiDiscrete(np.asarray(nvec),
                                         dtype=np.dtype(data.get("dtype", "int64")))
         if kind == "dict":
             items = _field(data, "spaces", dict, where)
@@ -74,10 +90,18 @@ def space_from_dict(data: Any, where: str = "space", depth: int = 0) -> spaces.S
                                  for i, v in enumerate(items)])
     except SpaceFormatError:
         raise
-    except (TypeError, ValueError, KeyError) as err:
-        raise SpaceFormatError(f"{where}: not a valid {kind} space ({err})") from None
+    except (TypeError, ValueError, KeyError, OverflowError, IndexError, AssertionError) as err:
+        raise SpaceFormatError(f"{where}: not a valid {str(kind)[:20]} space "
+                               f"({type(err).__name__}: {' '.join(str(err).split())[:80]})"
+                               ) from None
     raise SpaceFormatError(f"{where}.kind: expected one of box, discrete, multi_binary, "
-                           f"multi_discrete, dict, tuple; got {kind!r}")
+                           f"multi_discrete, dict, tuple; got {str(kind)[:40]!r}")
+
+
+def _size(value: Any, where: str) -> int:
+    if type(value) is not int or not 0 <= value <= MAX_SIZE:
+        raise SpaceFormatError(f"{where}: expected sizes from 0 to {MAX_SIZE}")
+    return value
 
 
 def _field(data: dict[str, Any], key: str, kind: type, where: str) -> Any:

@@ -13,6 +13,7 @@ from lark import Token, Tree
 from unified_planning.environment import Environment
 
 from nesyworld.symbolic.pddl.errors import Item, Source
+from nesyworld.symbolic.pddl.limits import MAX_SECOND_PARENTS, MAX_TYPE_DEPTH, MAX_TYPES
 
 
 @dataclass
@@ -56,7 +57,8 @@ def typed_list(tree: Tree, source: Source) -> list[tuple[Item, str | None, Item 
             pending = list(child.children)
             continue
         if isinstance(child, Tree):  # either_type
-            raise source.error(child, "'either' types are not supported: UP types have one parent")
+            raise source.error(child, "'either' types are not supported (unified-planning "
+                               "types have one parent)", "a single type name")
         out.extend((item, str(child), child) for item in pending)
         pending = []
     out.extend((item, None, None) for item in pending)
@@ -69,7 +71,8 @@ def typed_variables(tree: Tree, source: Source) -> list[tuple[str, str | None, I
     for tok, tname, ttok in typed_list(tree, source):
         name = str(tok)[1:]
         if name in seen:
-            raise source.error(tok, f"variable '?{name}' is declared twice")
+            raise source.error(tok, f"variable '?{name}' is declared twice",
+                               "each variable once in a list")
         seen.add(name)
         out.append((name, tname, ttok or tok))
     return out
@@ -91,7 +94,8 @@ def domain_from_tree(tree: Tree, source: Source) -> Domain:
         elif kind == "constants_def":
             for tok, tname, _ in typed_list(section.children[0], source):
                 if str(tok) in constants:
-                    raise source.error(tok, f"constant '{tok}' is declared twice")
+                    raise source.error(tok, f"constant '{tok}' is declared twice",
+                                       "each constant once")
                 constants[str(tok)] = (tname, tok)
         elif kind in ("predicates_def", "functions_def"):
             numeric = kind == "functions_def"
@@ -104,9 +108,11 @@ def domain_from_tree(tree: Tree, source: Source) -> Domain:
                 assert isinstance(skeleton, Tree)
                 name_tok = skeleton.children[0]
                 if ftok is not None and ftype != "number":
-                    raise source.error(ftok, f"function type '{ftype}': only numbers supported")
+                    raise source.error(ftok, f"function type '{ftype}' is not supported",
+                                       "'number'")
                 if str(name_tok) in fluents:
-                    raise source.error(name_tok, f"'{name_tok}' is declared twice")
+                    raise source.error(name_tok, f"'{name_tok}' is declared twice",
+                                       "one declaration per predicate or function")
                 params = [(n, t) for n, t, _ in typed_variables(skeleton.children[1], source)]
                 fluents[str(name_tok)] = Signature(str(name_tok), name_tok, params, numeric)
         else:  # action_def
@@ -155,26 +161,45 @@ def type_hierarchy(
         if name == "object":
             continue
         entry = dag.setdefault(name, [])
+        if len(dag) > MAX_TYPES:
+            raise source.error(tok, f"more than {MAX_TYPES:,} types", f"at most {MAX_TYPES:,}")
         if parent in (None, "object"):
             under_object.update([name] if parent == "object" else [])
             continue
         if parent == name:
-            raise source.error(tok, f"type '{name}' is declared as a subtype of itself")
+            raise source.error(tok, f"type '{name}' is declared as a subtype of itself",
+                               "another type as its parent")
         if any(p == parent for p, _ in entry):
             continue
         if entry:
             extras.append((name, parent, tok))
+            if len(extras) > MAX_SECOND_PARENTS:
+                raise source.error(tok, f"more than {MAX_SECOND_PARENTS} types declared under "
+                                   "a second parent", f"at most {MAX_SECOND_PARENTS}")
         entry.append((parent, tok))
     for name in list(dag):
-        for parent, _ in dag[name]:
+        for parent, tok in dag[name]:
             dag.setdefault(parent, [])
+            if len(dag) > MAX_TYPES:
+                raise source.error(tok, f"more than {MAX_TYPES:,} types", f"at most {MAX_TYPES:,}")
+    known: dict[str, set[str]] = {}  # memo: without it, a chain of diamonds is exponential
+    levels: dict[str, int] = {}  # the longest chain of parents above each type
 
     def dag_ancestors(name: str, trail: tuple[str, ...] = ()) -> set[str]:
+        if name in known:
+            return known[name]
         out: set[str] = set()
+        levels[name] = 0
         for parent, tok in dag[name]:
             if parent in trail or parent == name:
-                raise source.error(tok, f"type '{name}' is its own ancestor")
+                raise source.error(tok, f"type '{name}' is its own ancestor",
+                                   "a type hierarchy without cycles")
             out |= {parent} | dag_ancestors(parent, (*trail, name))
+            levels[name] = max(levels[name], levels[parent] + 1)
+            if levels[name] > MAX_TYPE_DEPTH:
+                raise source.error(tok, f"the type hierarchy is more than {MAX_TYPE_DEPTH} "
+                                   "levels deep", f"at most {MAX_TYPE_DEPTH}")
+        known[name] = out
         return out
 
     for name in dag:
@@ -218,18 +243,20 @@ def type_hierarchy(
     if object_needed or explicit_object:
         out["object"] = None
 
-    def add(name: str) -> None:
-        if name in out:
-            return
+    def parent_of(name: str) -> str | None:
         parent = tree[name]
         if parent is None and (object_needed or (explicit_object and name in under_object)):
-            parent = "object"
-        if parent is not None:
-            add(parent)
-        out[name] = parent
+            return "object"
+        return parent
 
-    for name in dag:
-        add(name)
+    for name in dag:  # each type after its parent (a loop: reparenting lengthens chains)
+        chain: list[str] = []
+        step: str | None = name
+        while step is not None and step not in out:
+            chain.append(step)
+            step = parent_of(step) if step != "object" else None
+        for link in reversed(chain):
+            out[link] = parent_of(link)
     return out, reparented
 
 
@@ -242,7 +269,14 @@ def can_move(
     constants: dict[str, tuple[str | None, Token]],
 ) -> bool:
     """Whether putting ``moved`` under ``under`` adds no membership the declarations deny."""
-    subtypes = [t for t in tree if moved in ancestors(t)]
+    children: dict[str, list[str]] = {}
+    for child, parent in tree.items():
+        children.setdefault(parent or "", []).append(child)
+    subtypes, stack = [], [moved]
+    while stack:  # the tree's descendants of `moved`, in time linear in the tree
+        for child in children.get(stack.pop(), []):
+            subtypes.append(child)
+            stack.append(child)
     return (
         under != moved
         and moved not in ancestors(under)

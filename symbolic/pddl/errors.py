@@ -1,5 +1,11 @@
 """PDDL input errors and dialect warnings that say file:line:column, and `Source`, the file
-and text every one of them is reported against."""
+and text every one of them is reported against.
+
+The first line of every error is the one the CLI prints: ``file:line:column: what; expected
+what``. After it come the source line and a caret under the column, as compilers show them;
+both are cut to a window around the column and made printable, so that a one-line file of
+megabytes or a control character in the input cannot turn the error into a flood.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +18,10 @@ from pathlib import Path
 from lark import Token, Tree
 
 PACKAGE_DIR = str(Path(__file__).parent)
+TOKEN_SHOWN = 40
+"""An offending token longer than this is cut short in messages (only its start is shown)."""
+LINE_SHOWN = 100
+"""At most this much of the source line is shown above the caret."""
 
 
 Item = Tree | Token
@@ -35,10 +45,37 @@ class PDDLError(ValueError):
         self.file, self.line, self.column = file, line, column
         self.expected = list(expected)
         self.found = found
-        message = f"{file}:{line}:{column}: {reason}"
+        message = f"{file}:{line}:{column}: {printable(reason)}"
         if source_line is not None:
-            message += f"\n    {source_line.replace(chr(9), ' ')}\n    {' ' * (column - 1)}^"
+            window, caret = line_window(source_line, column)
+            message += f"\n    {window}\n    {' ' * caret}^"
         super().__init__(message)
+
+
+def printable(text: str) -> str:
+    """`text` with every character a terminal could misread (control characters, lone
+    surrogates, line breaks) replaced by '?', so a message stays one printable line."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
+def shown(token: str, limit: int = TOKEN_SHOWN) -> str:
+    """A token as messages quote it: printable, and cut short with '...' when long."""
+    text = printable(token)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def line_window(line: str, column: int) -> tuple[str, int]:
+    """At most LINE_SHOWN printable characters of `line` around `column`, and the offset of
+    the caret in what is shown."""
+    line = line.rstrip("\r")
+    at = max(column - 1, 0)
+    start = 0
+    if len(line) > LINE_SHOWN:
+        start = min(max(at - LINE_SHOWN // 2, 0), len(line) - LINE_SHOWN)
+    head = "..." if start > 0 else ""
+    tail = "..." if start + LINE_SHOWN < len(line) else ""
+    window = printable(line[start:start + LINE_SHOWN].replace("\t", " "))
+    return head + window + tail, at - start + len(head)
 
 
 class PDDLSyntaxError(PDDLError):
@@ -47,6 +84,14 @@ class PDDLSyntaxError(PDDLError):
 
 class PDDLSemanticError(PDDLError):
     """The text is grammatical but refers to something undeclared, or misuses it."""
+
+
+class PDDLLimitError(PDDLSyntaxError):
+    """The text is larger, deeper or longer-worded than the reader takes (see limits.py)."""
+
+
+class PDDLFileError(PDDLError):
+    """The file cannot be read, or its bytes are not UTF-8 text."""
 
 
 class PDDLDialectWarning(UserWarning):
@@ -71,12 +116,26 @@ class Source:
         return getattr(meta, "line", 1), getattr(meta, "column", 1)
 
     def line_text(self, line: int) -> str | None:
-        lines = self.text.splitlines()
-        return lines[line - 1] if 0 < line <= len(lines) else None
+        """Line `line` (1-based) as lark counts lines: by "\\n" alone, not str.splitlines'
+        form feeds and Unicode separators, which would shift the line under the caret."""
+        if line < 1:
+            return None
+        start = 0
+        for _ in range(line - 1):
+            start = self.text.find("\n", start) + 1
+            if start == 0:
+                return None
+        end = self.text.find("\n", start)
+        return self.text[start:] if end < 0 else self.text[start:end]
 
-    def error(self, item: Item, reason: str) -> PDDLSemanticError:
+    def error(self, item: Item, reason: str, expected: str = "") -> PDDLSemanticError:
+        """An error at `item`: ``reason; expected <expected>``, the item's token cut short."""
         line, column = self.position(item)
         found = str(item) if isinstance(item, Token) else ""
+        if len(found) > TOKEN_SHOWN:
+            reason = reason.replace(found, shown(found))
+        if expected:
+            reason = f"{reason}; expected {expected}"
         return PDDLSemanticError(
             reason,
             file=self.file,

@@ -28,9 +28,19 @@ from nesyworld.symbolic.pddl.declarations import Domain, domain_from_tree
 from nesyworld.symbolic.pddl.errors import (
     PDDLDialectWarning,
     PDDLError,
+    PDDLFileError,
+    PDDLLimitError,
     PDDLSemanticError,
     PDDLSyntaxError,
     Source,
+    shown,
+)
+from nesyworld.symbolic.pddl.limits import (
+    MAX_PLAN_STEPS,
+    check_text,
+    check_token,
+    load_pddl_text,
+    text_from_bytes,
 )
 from nesyworld.symbolic.pddl.semantics import ProblemBuilder
 
@@ -38,13 +48,17 @@ __all__ = [
     "Domain",
     "PDDLDialectWarning",
     "PDDLError",
+    "PDDLFileError",
+    "PDDLLimitError",
     "PDDLSemanticError",
     "PDDLSyntaxError",
+    "load_pddl_text",
     "read_domain",
     "read_pddl",
     "read_plan",
     "read_problem",
     "summarize",
+    "text_from_bytes",
 ]
 
 # How terminals are named in "expected one of" lists; literal keywords are shown quoted.
@@ -56,6 +70,15 @@ _TERMINAL_WORDS = {
     "COMPARATOR": "a comparison (< <= > >=)",
     "ARITHMETIC": "an operator (+ * /)",
     "$END": "end of input",
+}
+
+# Sections of later PDDL versions that the grammar does not take, said by name.
+_UNSUPPORTED = {
+    ":durative-action": "durative actions (temporal PDDL 2.1) are not supported",
+    ":derived": "derived predicates (PDDL 2.2) are not supported",
+    ":constraints": "constraints (PDDL 3) are not supported",
+    ":process": "processes (PDDL+) are not supported",
+    ":event": "events (PDDL+) are not supported",
 }
 
 
@@ -87,6 +110,9 @@ def _parse(source: Source, start: str, line_offset: int = 0) -> Tree:
     # PDDL is case-insensitive.  (Not a lexer callback: lark 1.3 applies a callback on NAME,
     # which also has keyword callbacks, only when it is the last one registered.)
     for sub in tree.iter_subtrees():
+        for kid in sub.children:
+            if isinstance(kid, Token):
+                check_token(kid, source, line_offset)
         sub.children = [
             kid.update(value=kid.lower())
             if isinstance(kid, Token) and kid.type in ("NAME", "VARIABLE")
@@ -108,12 +134,12 @@ def _syntax_error(err: UnexpectedInput, source: Source, line_offset: int) -> PDD
             found = ""
             at = (token.end_line or 1, token.end_column or 1) if token.line else (1, 1)
         else:
-            found, at = str(token), (token.line, token.column)
+            found, at = shown(str(token)), (token.line, token.column)
     elif isinstance(err, UnexpectedCharacters):
         interactive = getattr(err, "interactive_parser", None)
         expected = set(interactive.accepts() if interactive else err.allowed or ())
         match = re.compile(r"[^\s()]+|.").match(text, err.pos_in_stream)
-        found = match.group(0) if match else text[err.pos_in_stream]
+        found = shown(match.group(0) if match else text[err.pos_in_stream])
         at = (err.line, err.column)
     else:
         assert isinstance(err, UnexpectedEOF)
@@ -124,7 +150,9 @@ def _syntax_error(err: UnexpectedInput, source: Source, line_offset: int) -> PDD
     if "$END" in expected:
         words.append("end of input")
     what = f"'{found}'" if found else "end of input"
-    reason = f"unexpected {what} ; expected one of: {', '.join(words)}"
+    note = _UNSUPPORTED.get(found.lower())
+    what += f" ({note})" if note else ""
+    reason = f"unexpected {what}; expected one of: {', '.join(words)}"
     return PDDLSyntaxError(
         reason,
         file=source.file,
@@ -137,7 +165,19 @@ def _syntax_error(err: UnexpectedInput, source: Source, line_offset: int) -> PDD
 
 
 def _source(text: str, file: str) -> Source:
-    return Source(file, text[1:] if text.startswith("\ufeff") else text)
+    """The text to read, checked against the size and nesting limits (limits.py)."""
+    if not isinstance(text, str):
+        raise PDDLFileError(f"got {type(text).__name__}, not text; expected a str (decode "
+                            "bytes with text_from_bytes)", file=file, line=1, column=1)
+    source = Source(file, text[1:] if text.startswith("\ufeff") else text)
+    check_text(source)
+    return source
+
+
+def _too_deep(file: str) -> PDDLLimitError:
+    """The backstop when, despite MAX_DEPTH, something recursed too deep (a deep caller)."""
+    return PDDLLimitError("the text is nested too deeply to read; expected fewer nested "
+                          "expressions", file=file, line=1, column=1)
 
 
 def read_domain(text: str, file: str = "<string>") -> Domain:
@@ -148,11 +188,14 @@ def read_domain(text: str, file: str = "<string>") -> Domain:
     their positions, rather than when a problem is read.
     """
     source = _source(text, file)
-    domain = domain_from_tree(_parse(source, "domain"), source)
-    builder = ProblemBuilder(domain, probe=True)
-    with warnings.catch_warnings():  # said again, once, when a problem is built
-        warnings.simplefilter("ignore", PDDLDialectWarning)
-        builder.build()
+    try:
+        domain = domain_from_tree(_parse(source, "domain"), source)
+        builder = ProblemBuilder(domain, probe=True)
+        with warnings.catch_warnings():  # said again, once, when a problem is built
+            warnings.simplefilter("ignore", PDDLDialectWarning)
+            builder.build()
+    except RecursionError:
+        raise _too_deep(file) from None
     domain.free_names = builder.free_names
     return domain
 
@@ -168,8 +211,11 @@ def read_problem(
     "undefined" behaves for them: every condition on those fluents is ``>= 1``-like.
     """
     source = _source(text, file)
-    tree = _parse(source, "problem")
-    return ProblemBuilder(domain, tree, source, numeric_default=numeric_default).build()
+    try:
+        tree = _parse(source, "problem")
+        return ProblemBuilder(domain, tree, source, numeric_default=numeric_default).build()
+    except RecursionError:
+        raise _too_deep(file) from None
 
 
 def read_pddl(
@@ -184,8 +230,12 @@ def read_pddl(
     if problem_text is not None:
         return read_problem(problem_text, domain, problem_file, numeric_default)
     for name, token in domain.free_names.items():
-        raise domain.source.error(token, f"undeclared object or constant '{name}'")
-    return ProblemBuilder(domain).build()
+        raise domain.source.error(token, f"undeclared object or constant '{name}'",
+                                  "a constant of the domain (or give a problem)")
+    try:
+        return ProblemBuilder(domain).build()
+    except RecursionError:
+        raise _too_deep(domain_file) from None
 
 
 # ---------------------------------------------------------------------------------- plans
@@ -213,7 +263,8 @@ def _plan_lines(text: str, file: str) -> list[tuple[int, str]]:
         if any("empty plan solves it" in line for line in lines):
             return []
         raise PDDLSyntaxError(
-            "Metric-FF output without a plan ('step 0: ...' line)", file=file, line=1, column=1
+            "Metric-FF output without a plan; expected a 'step 0: ...' line",
+            file=file, line=1, column=1,
         )
     return [
         (i + 1, line.split(";", 1)[0])
@@ -232,26 +283,32 @@ def read_plan(text: str, problem: upm.Problem, file: str = "<plan>") -> Sequenti
     em = problem.environment.expression_manager
     whole = _source(text, file)
     steps = []
-    for lineno, line in _plan_lines(whole.text, file):
+    lines = _plan_lines(whole.text, file)
+    if len(lines) > MAX_PLAN_STEPS:
+        lineno = lines[MAX_PLAN_STEPS][0]
+        raise PDDLLimitError(f"a plan of more than {MAX_PLAN_STEPS:,} steps; expected at most "
+                             f"{MAX_PLAN_STEPS:,}", file=file, line=lineno, column=1)
+    for lineno, line in lines:
         tree = _parse(Source(file, line), "plan_step", lineno - 1)
         for token in tree.scan_values(lambda v: isinstance(v, Token)):
             token.line = lineno
         name, *args = next(kid for kid in tree.children if isinstance(kid, Tree)).children
         if not problem.has_action(str(name)):
-            raise whole.error(name, f"unknown action '{name}'")
+            raise whole.error(name, f"unknown action '{name}'", "an action of the domain")
         action = problem.action(str(name))
         if len(args) != len(action.parameters):
             arity = len(action.parameters)
-            raise whole.error(name, f"'{name}' takes {arity} argument(s), got {len(args)}")
+            raise whole.error(name, f"'{name}' takes {arity} argument(s), got {len(args)}",
+                              f"{arity}")
         objects = []
         for arg, param in zip(args, action.parameters, strict=True):
             if not problem.has_object(str(arg)):
-                raise whole.error(arg, f"unknown object '{arg}'")
+                raise whole.error(arg, f"unknown object '{arg}'", "an object of the problem")
             obj = problem.object(str(arg))
             if not param.type.is_compatible(obj.type):
                 need, got = _type_name(param.type), _type_name(obj.type)
                 reason = f"'{arg}' is a '{got}', ?{param.name} must be a '{need}'"
-                raise whole.error(arg, reason)
+                raise whole.error(arg, reason, f"an object of type '{need}'")
             objects.append(em.ObjectExp(obj))
         steps.append(ActionInstance(action, tuple(objects)))
     return SequentialPlan(steps, problem.environment)

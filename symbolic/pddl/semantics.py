@@ -36,7 +36,8 @@ from nesyworld.symbolic.pddl.declarations import (
     typed_variables,
 )
 from nesyworld.symbolic.pddl.environment import reading_environment
-from nesyworld.symbolic.pddl.errors import Item, Source
+from nesyworld.symbolic.pddl.errors import Item, Source, shown
+from nesyworld.symbolic.pddl.name_index import indexed_names
 
 Scope = dict[str, FNode]
 TOTAL_COST = "total-cost"
@@ -76,6 +77,7 @@ class ProblemBuilder:
         self.problem_objects_used: dict[str, Token] = {}
         self.in_domain = True
         self.costs: dict[upm.Action, FNode] = {}
+        self.action_names: set[str] = set()
         self.cost_terms: list[FNode] = []
         self.action_costs = self._uses_action_costs()
 
@@ -93,7 +95,7 @@ class ProblemBuilder:
         self.problem = problem
         objects = self._object_declarations()
         shared = self._shared_names(objects)
-        with shared_names_allowed(self.env, bool(shared)):
+        with shared_names_allowed(self.env, bool(shared)), indexed_names(problem):
             for tname, parent in domain.types.items():
                 self.types[tname] = self.tm.UserType(tname, self.types.get(parent or ""))
                 # UP adds types only through their uses; its own reader declares them like this.
@@ -195,16 +197,19 @@ class ProblemBuilder:
                 self.types["object"] = self.tm.UserType("object")
             return self.types["object"]
         if name not in self.types:
-            raise (source or self.source).error(item, f"undeclared type '{name}'")
+            raise (source or self.source).error(item, f"undeclared type '{name}'",
+                                                "a type declared in :types")
         return self.types[name]
 
     def _fluent(self, tok: Token, numeric: bool) -> upm.Fluent:
         fluent = self.fluents.get(str(tok))
         kind = "function" if numeric else "predicate"
         if fluent is None:
-            raise self.source.error(tok, f"undeclared {kind} '{tok}'")
+            section = ":functions" if numeric else ":predicates"
+            raise self.source.error(tok, f"undeclared {kind} '{tok}'",
+                                    f"a {kind} declared in {section}")
         if fluent.type.is_bool_type() == numeric:
-            raise self.source.error(tok, f"'{tok}' is not a {kind}")
+            raise self.source.error(tok, f"'{tok}' is not a {kind}", f"a {kind} here")
         return fluent
 
     def _object(self, tok: Token, expected: upm.Type | None) -> FNode:
@@ -214,7 +219,8 @@ class ProblemBuilder:
             self.free_names.setdefault(name, tok)
             obj = upm.Object(name, expected or self._type(None, tok), self.env)
         elif obj is None:
-            raise self.source.error(tok, f"undeclared object or constant '{name}'")
+            raise self.source.error(tok, f"undeclared object or constant '{name}'",
+                                    "a constant of the domain or an object of the problem")
         elif self.in_domain and name not in self.domain.constants:
             self.problem_objects_used.setdefault(name, tok)
         return self.em.ObjectExp(obj)
@@ -222,7 +228,8 @@ class ProblemBuilder:
     def _term(self, tok: Token, scope: Scope, expected: upm.Type | None = None) -> FNode:
         if tok.type == "VARIABLE":
             if tok[1:] not in scope:
-                raise self.source.error(tok, f"undeclared variable '{tok}'")
+                raise self.source.error(tok, f"undeclared variable '{tok}'",
+                                        "a parameter or a quantified variable in scope")
             return scope[tok[1:]]
         return self._object(tok, expected)
 
@@ -230,7 +237,8 @@ class ProblemBuilder:
         signature = fluent.signature
         if len(args) != len(signature):
             raise self.source.error(
-                tok, f"'{tok}' takes {len(signature)} argument(s) but is given {len(args)}"
+                tok, f"'{tok}' takes {len(signature)} argument(s) but is given {len(args)}",
+                f"{len(signature)}",
             )
         exprs = []
         for arg, param in zip(args, signature, strict=True):
@@ -240,6 +248,7 @@ class ProblemBuilder:
                     arg,
                     f"'{arg}' is a '{_name(expr.type)}' but argument ?{param.name} of '{tok}' "
                     f"must be a '{_name(param.type)}'",
+                    f"an object of type '{_name(param.type)}'",
                 )
             exprs.append(expr)
         return self.em.FluentExp(fluent, exprs)
@@ -278,7 +287,8 @@ class ProblemBuilder:
             left = self._fexp(left_tree, scope)
             right = self._fexp(right_tree, scope, left.type)
             if left.type.is_user_type() != right.type.is_user_type():
-                raise self.source.error(node, "'=' compares an object with a number")
+                raise self.source.error(node, "'=' compares an object with a number",
+                                        "two objects or two numbers")
             return self._checked(node, self.em.Equals, left, right)
         left, right = self._numeric(left_tree, scope), self._numeric(right_tree, scope)
         em = self.em
@@ -288,7 +298,8 @@ class ProblemBuilder:
     def _numeric(self, node: Tree, scope: Scope) -> FNode:
         expr = self._fexp(node, scope)
         if not (expr.type.is_int_type() or expr.type.is_real_type()):
-            raise self.source.error(node, f"expected a numeric expression, found '{expr}'")
+            raise self.source.error(node, f"'{shown(str(expr))}' is not numeric",
+                                    "a number, a function term or arithmetic")
         return expr
 
     def _fexp(self, node: Tree, scope: Scope, expected: upm.Type | None = None) -> FNode:
@@ -307,23 +318,35 @@ class ProblemBuilder:
             return self._fluent_exp(self._fluent(kids[0], True), kids[0], kids[1:], scope)
         if kind == "minus":
             args = [self._numeric(k, scope) for k in kids]
-            return em.Times(-1, args[0]) if len(args) == 1 else em.Minus(*args)
+            if len(args) == 1:
+                return self._checked(node, em.Times, -1, args[0])
+            return self._checked(node, em.Minus, *args)
         args = [self._numeric(k, scope) for k in kids[1:]]
         if kids[0] == "+":
-            return em.Plus(*args)
+            return self._checked(node, em.Plus, *args)
         if kids[0] == "*":
-            return em.Times(*args)
+            return self._checked(node, em.Times, *args)
         result = args[0]
-        for arg in args[1:]:
-            result = em.Div(result, arg)
+        for arg, tree in zip(args[1:], kids[2:], strict=True):
+            # Refused before UP sees it: its type checker divides the bounds of a constant
+            # divisor, and a node that failed there stays in the expression cache.
+            if arg.type.lower_bound == 0 and arg.type.upper_bound == 0:
+                raise self.source.error(tree, "division by zero", "a non-zero divisor")
+            result = self._checked(node, em.Div, result, arg)
         return result
 
     def _checked(self, item: Item, build: Callable[..., Any], *args: object, **kw: object) -> Any:
-        """Call a UP builder, reporting its complaints at ``item`` instead of deep in UP."""
+        """Call a UP builder, reporting its complaints at ``item`` instead of deep in UP (its
+        type checker divides the bounds of constants, so ``(/ 1 0)`` is a ZeroDivisionError)."""
         try:
             return build(*args, **kw)
+        except ArithmeticError as err:
+            raise self.source.error(item, f"arithmetic on constants fails ({err})",
+                                    "a non-zero divisor and numbers of a usable size") from err
         except UPException as err:
-            raise self.source.error(item, str(err).splitlines()[0]) from err
+            first = (str(err).splitlines() or [type(err).__name__])[0]
+            raise self.source.error(item, shown(first, 200),
+                                    "an expression unified-planning accepts") from err
 
     # ------------------------------------------------------------------ actions
     def _action(self, node: Tree) -> None:
@@ -334,9 +357,11 @@ class ProblemBuilder:
         for kind, found in by_kind.items():
             if len(found) > 1:
                 part = kind.replace("_def", "")
-                raise self.source.error(found[1], f"action '{name_tok}' has two :{part} parts")
-        if self.problem.has_action(str(name_tok)):
-            raise self.source.error(name_tok, f"action '{name_tok}' is declared twice")
+                raise self.source.error(found[1], f"action '{name_tok}' has two :{part} parts",
+                                        f"at most one :{part}")
+        if str(name_tok) in self.action_names:
+            raise self.source.error(name_tok, f"action '{name_tok}' is declared twice",
+                                    "distinct action names")
         params: OrderedDict[str, upm.Type] = OrderedDict()
         for part in by_kind.get("parameters", []):
             for pname, tname, tok in typed_variables(part.children[0], self.source):
@@ -351,6 +376,7 @@ class ProblemBuilder:
         if self.cost_terms:
             self.costs[action] = self.em.Plus(*self.cost_terms)
         self.problem.add_action(action)
+        self.action_names.add(action.name)
 
     def _effects(
         self,
@@ -385,7 +411,8 @@ class ProblemBuilder:
                 return
             target = self._numeric(target_tree, scope)
             if not target.is_fluent_exp():
-                raise self.source.error(target_tree, f"'{op}' needs a function term to change")
+                raise self.source.error(target_tree, f"'{op}' needs a function term to change",
+                                        "a function term such as (f ?x)")
             value = self._numeric(value_tree, scope)
             add = {
                 "assign": action.add_effect,
@@ -446,12 +473,15 @@ class ProblemBuilder:
                 else:
                     target = self._numeric(item.children[1], {})
                     if not target.is_fluent_exp() or item.children[2].data != "number":
-                        raise self.source.error(item, "expected (= (function args) number)")
+                        raise self.source.error(item, "a numeric :init entry that is not "
+                                                "a constant value",
+                                                "(= (function args) number)")
                     problem.set_initial_value(target, self._fexp(item.children[2], {}))
         goals = self.sections.get("goal_def", [])
         if len(goals) != 1:
             where = goals[1] if goals else self.tree.children[0]
-            raise self.source.error(where, "a problem needs exactly one :goal")
+            raise self.source.error(where, f"a problem with {len(goals)} :goal sections",
+                                    "exactly one :goal")
         self._checked(goals[0], problem.add_goal, self._gd(goals[0].children[0], {}))
         for metric in self.sections.get("metric_def", [])[:1]:
             optimization, target = metric.children

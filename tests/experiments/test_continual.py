@@ -109,7 +109,7 @@ def test_task_entries_override_budget_and_name(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("text", "where", "expected"), [
     (GOOD.replace("continual_diamond", "nowhere"), "2:24",
      "unknown task 'nowhere' (at 'tasks.1')"),
-    (GOOD.replace("budget: 40", "budget: -5"), "3:9", "expected an integer >= 0, found -5"),
+    (GOOD.replace("budget: 40", "budget: -5"), "3:9", "value out of range (at 'budget')"),
     (GOOD.replace("continual_diamond]", "{spec: continual_diamond, budget: -1}]"), "2:58",
      "(at 'tasks.1.budget')"),
     (GOOD.replace("[continual_log, continual_diamond]", "[]"), "2:8", "empty task sequence"),
@@ -122,7 +122,7 @@ def test_task_entries_override_budget_and_name(tmp_path: Path) -> None:
     (GOOD.replace("collect_chunk: 20", "collect_chunk: 20, gamma: 1"), "6:59",
      "unknown key 'gamma'"),
     (GOOD.replace("eval_episodes: 1", "eval_episodes: 0"), "4:16",
-     "expected an integer >= 1, found 0"),
+     "value out of range (at 'eval_episodes')"),
 ])
 def test_config_errors_say_where_and_what(tmp_path: Path, text: str, where: str,
                                          expected: str) -> None:

@@ -71,7 +71,7 @@ def test_cli_trains_a_race_and_prints_json(capsys: pytest.CaptureFixture[str]) -
 
 def test_cli_refuses_a_spec_without_the_section(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["multiagent", "pogostick", "--steps", "10"]) == 2
-    assert "no multiagent: section" in capsys.readouterr().out
+    assert "no multiagent: section" in capsys.readouterr().err
 
 
 def test_cli_reports_a_bad_section_with_its_location(tmp_path, capsys) -> None:

@@ -191,7 +191,8 @@ def test_paper_comparison_sets_ours_beside_the_paper(records: list[dict[str, Any
 
 def test_write_report_and_read_records(records: list[dict[str, Any]], tmp_path: Path) -> None:
     results = tmp_path / "runs.jsonl"
-    retried = dict(records[-1], status="ok")  # a failed run that a resume redid (still bad)
+    # a failed run that a resume redid, this time to the end (without adapting)
+    retried = make_record("rapidlearn+", "axe", 9, adapt_after=None, s_post=0.2)
     results.write_text("\n".join(json.dumps(r) for r in [*records, retried]) + "\n")
     loaded = read_records(results)
     assert len(loaded) == len(records) and loaded[-1]["status"] == "ok"
@@ -241,3 +242,24 @@ def test_terminal_tables_keep_one_line_cells_when_wide(records: list[dict[str, A
     console = Console(record=True, width=250)
     print_table2(table2_rows(records), console)
     assert "2000 ± 816" in console.export_text()
+
+
+def test_read_records_names_the_line_and_field_of_a_damaged_record(
+        records: list[dict[str, Any]], tmp_path: Path) -> None:
+    from nesyworld.world.errors import SpecError
+
+    good = [r for r in records if r.get("status", "ok") == "ok"]
+    bad = json.loads(json.dumps(good[1]))
+    bad["curve"][2]["success_rate"] = "high"
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [good[0], bad]) + "\n")
+    with pytest.raises(SpecError) as err:
+        read_records(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}:2:1: not a usable number (at 'curve[2].success_rate')")
+    assert "expected a number from 0 to 1" in message and "\n" not in message
+    path.write_bytes(b'{"key": "x"}\n\x80\n')
+    with pytest.raises(SpecError, match="byte 13 is not UTF-8"):
+        read_records(path)
+    with pytest.raises(SpecError, match="no such results file"):
+        read_records(tmp_path / "missing.jsonl")

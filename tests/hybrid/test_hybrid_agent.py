@@ -26,6 +26,7 @@ from nesyworld.learning import TrainConfig
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import Planner
 from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
+from nesyworld.world.errors import SpecError
 
 TINY = TrainConfig(step_budget=4_000, epoch_length=250, collect_chunk=250, eval_episodes=2,
                    vector_env="dummy", progress=False, seed=0)
@@ -136,7 +137,7 @@ def test_missing_policy_file_is_a_clear_error(tmp_path: Path) -> None:
     agent, _ = make_agent("axe")
     try:
         agent.load(tmp_path)
-    except FileNotFoundError as err:
+    except SpecError as err:
         assert "learned_break_oak_log_1" in str(err) and "missing" in str(err)
     else:
         raise AssertionError("loading without the policy file should fail")

@@ -431,7 +431,7 @@ def test_missing_paren_at_end_of_file() -> None:
     assert isinstance(err, PDDLSyntaxError)
     assert (err.line, err.column, err.found) == (42, 37, "")
     assert err.expected == ["'('", "')'"]
-    assert str(err).startswith("domain.pddl:42:37: unexpected end of input ; expected one of:")
+    assert str(err).startswith("domain.pddl:42:37: unexpected end of input; expected one of:")
 
 
 def test_unexpected_token_in_the_middle() -> None:
@@ -442,7 +442,7 @@ def test_unexpected_token_in_the_middle() -> None:
     assert isinstance(err, PDDLSyntaxError)
     assert (err.file, err.line, err.column, err.found) == ("domain.pddl", 20, 6, ":precondition")
     assert str(err).splitlines()[0] == (
-        "domain.pddl:20:6: unexpected ':precondition' ; expected one of: '(', ')'"
+        "domain.pddl:20:6: unexpected ':precondition'; expected one of: '(', ')'"
     )
 
 
@@ -462,7 +462,10 @@ def test_unknown_predicate_in_precondition() -> None:
     err = _domain_error("(and (holding ?x) (clear ?y))", "(and (holding ?x) (clearr ?y))")
     assert isinstance(err, PDDLSemanticError)
     assert (err.line, err.column, err.found) == (28, 39, "clearr")
-    assert str(err).splitlines()[0] == "domain.pddl:28:39: undeclared predicate 'clearr'"
+    assert str(err).splitlines()[0] == (
+        "domain.pddl:28:39: undeclared predicate 'clearr'; expected a predicate declared in "
+        ":predicates"
+    )
     assert str(err).splitlines()[2] == "    " + " " * 38 + "^"
 
 
@@ -528,7 +531,7 @@ def test_wrongly_typed_object_in_init() -> None:
 
 def test_missing_goal() -> None:
     err = _problem_error("(:goal (and (at obj11 apt2) (at obj21 pos1)))", "")
-    assert "exactly one :goal" in str(err)
+    assert "expected exactly one :goal" in str(err)
 
 
 def test_plan_errors() -> None:

@@ -34,7 +34,8 @@ def test_hits_default_to_one_and_are_read() -> None:
 
 
 @pytest.mark.parametrize("value, message", [
-    ("0", r"<string>:3:23: value out of range .*expected an integer >= 1, found 0"),
+    ("0", r"<string>:3:23: value out of range .*expected an integer >= 1 and <= 1,000,000, "
+           r"found 0"),
     ("two", r"<string>:3:23: wrong type .*expected an integer, found 'two'"),
 ])
 def test_bad_hits_are_located(value: str, message: str) -> None:

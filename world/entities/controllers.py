@@ -9,8 +9,9 @@ after a snapshot is restored, and is the same in the batched core, which hashes 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from nesyworld.world.errors import SpecError
 from nesyworld.world.kernels.keys import npc_uniform
 from nesyworld.world.registry import CONTROLLERS
 
@@ -26,6 +27,12 @@ class Controller:
     """Base class: stands still."""
 
     registered_name: str
+    # the spec's `params:` this controller reads, checked when the spec loads
+    # (spec/agents_section.py): name -> "probability", "number", "count" or allowed values.
+    # None lets any plain value through (what a third-party class that declares none gets).
+    PARAMS: ClassVar[dict[str, Any] | None] = {}
+    # a prefix the controller looks its actions up by; the spec must give it one such action
+    NEEDS_PREFIX: ClassVar[str] = ""
 
     def __init__(self, world: World, agent: int, params: Mapping[str, Any]) -> None:
         self.world = world
@@ -59,12 +66,17 @@ class Stationary(Controller):
 class RandomWalk(Controller):
     """Each turn, with probability `move_prob` (default 1), a random move_* action."""
 
+    PARAMS: ClassVar[dict[str, Any] | None] = {"move_prob": "probability"}
+    NEEDS_PREFIX: ClassVar[str] = "move"
+
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self.moves = self._indices("move")
-        if len(self.moves) == 0:
-            raise ValueError(f"agent '{self.world.agent_names[self.agent]}' uses random_walk "
-                             "but its action set has no move_* action")
+        if len(self.moves) == 0:  # the spec checks names; a move_* that grounds to nothing
+            name = self.world.agent_names[self.agent]
+            raise SpecError(f"agent '{name}' uses {self.registered_name} but its action set "
+                            "has no move_* action", key_path=f"agents.{name}.action_set",
+                            file=self.world.spec.source, expected="a move_* action")
         self.move_prob = float(self.params.get("move_prob", 1.0))
 
     def choose(self) -> int | None:
@@ -77,6 +89,9 @@ class RandomWalk(Controller):
 class Rival(RandomWalk):
     """The rival pogoist: wanders, and with probability `break_prob` breaks what it faces,
     competing for the resources the main agent needs."""
+
+    PARAMS: ClassVar[dict[str, Any] | None] = {"move_prob": "probability",
+                                               "break_prob": "probability"}
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)

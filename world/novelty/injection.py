@@ -21,6 +21,7 @@ from typing import Any, SupportsFloat
 
 import gymnasium
 
+from nesyworld.world.errors import SpecError
 from nesyworld.world.novelty.transforms import Novelty, apply_novelties, as_novelties
 from nesyworld.world.simulation.world import World
 from nesyworld.world.spec.model import WorldSpec
@@ -34,7 +35,8 @@ class NoveltyInjector(gymnasium.Wrapper):
         self.novelties = as_novelties(novelties)
         base = env.unwrapped.world.spec
         if base.source.startswith("<"):
-            raise ValueError("novelties need a spec loaded from a file or a shipped name")
+            raise SpecError("novelties need a spec loaded from a file or a shipped name",
+                            found=base.source, expected="an env whose spec has a file")
         self._base: WorldSpec = base
         self._specs: dict[tuple[int, ...], WorldSpec] = {(): base}
         self.episode = -1
@@ -85,7 +87,16 @@ class NoveltyInjector(gymnasium.Wrapper):
                     and n.inject.step == world.state.step and i not in self._active)
         if due and not (terminated or truncated):
             self._active = tuple(sorted((*self._active, *due)))
-            world.transition_to(self._spec(self._active))
+            spec = self._spec(self._active)
+            try:
+                world.transition_to(spec)
+            except SpecError:
+                raise
+            except ValueError as err:  # the running state cannot take the new spec
+                novelty = self.novelties[due[0]]
+                raise SpecError(f"novelty '{novelty.name}' cannot arrive at step "
+                                f"{world.state.step}: {err}", file=novelty.source,
+                                expected="a change the running world can take on") from None
             self._use(world)
             obs = self.env.unwrapped.observe()
             info["action_mask"] = world.action_mask()

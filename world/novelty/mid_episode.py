@@ -4,7 +4,8 @@ Such a novelty reaches the running world through `World.transition_to`, which ke
 things stay where they are and agents keep their places, inventories and selections. Changes
 to the registries (types, actions, recipes, trades), the goal, the limits, the reward, events,
 `map.surround` and the agents' controllers, action sets and parameters take effect; a change
-to the layout or to an agent's body would be silently lost. So those are errors located at
+to the layout or to an agent's body would be silently lost, and removing an entity type
+fails if things of it are on the map or held. So those are errors located at
 the offending key, pointing at `events:` (spawn, remove, move, set) as the way to change the
 map mid-episode, or at `inject: {episode: N}` for a change that waits for the next episode.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nesyworld.world.errors import SpecError
+from nesyworld.world.errors import SpecError, shown
 from nesyworld.world.spec.yaml_source import KeyPath, SourceMap
 
 APPLIED = {"entity_types", "actions", "action_sets", "recipes", "trades", "goal", "max_steps",
@@ -35,13 +36,18 @@ def check_mid_episode(changes: Mapping[str, Any], transforms: list[tuple[str, An
         if key == "map":
             _only(value, ("changes", "map"), MAP_APPLIED, smap, "the map's layout")
         elif key == "agents":
-            for name, body in (value or {}).items():
+            for name, body in (value.items() if isinstance(value, dict) else ()):
                 path = ("changes", "agents", name)
                 if body is None:
-                    raise _error(smap, path, f"removing agent '{name}'")
-                _only(body, path, AGENT_APPLIED, smap, f"agent '{name}''s body")
+                    raise _error(smap, path, f"removing agent {shown(name)}")
+                _only(body, path, AGENT_APPLIED, smap, f"agent {shown(name)}'s body")
+        elif key == "entity_types":
+            for name, body in (value.items() if isinstance(value, dict) else ()):
+                if body is None:  # World.transition_to cannot drop a type still in use
+                    raise _error(smap, ("changes", key, name),
+                                 f"removing entity type {shown(name)}")
         elif key not in APPLIED:
-            raise _error(smap, ("changes", key), f"'{key}'")
+            raise _error(smap, ("changes", key), shown(key))
     for i, (kind, _) in enumerate(transforms):
         if not getattr(registry.get(kind), "MID_EPISODE", False):
             raise _error(smap, ("transforms", i, "kind"), f"transformation '{kind}' (not "
@@ -51,7 +57,8 @@ def check_mid_episode(changes: Mapping[str, Any], transforms: list[tuple[str, An
 def _only(value: Any, path: KeyPath, allowed: set[str], smap: SourceMap, what: str) -> None:
     for key in value if isinstance(value, dict) else {}:
         if key not in allowed:
-            raise _error(smap, (*path, key), f"{what} ('{'.'.join(map(str, (*path[1:], key)))}')")
+            raise _error(smap, (*path, key),
+                         f"{what} ({shown('.'.join(map(str, (*path[1:], key))))})")
 
 
 def _error(smap: SourceMap, path: KeyPath, what: str) -> SpecError:

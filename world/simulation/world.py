@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from nesyworld.world.actions.base import Action, GroundedAction, MaskContext
-from nesyworld.world.errors import ActionRefused
+from nesyworld.world.errors import ActionRefused, SpecError
 from nesyworld.world.kernels.keys import episode_key, stream_of
 from nesyworld.world.kernels.layout import LayoutPlan
 from nesyworld.world.lifelong.regrowth import regrow
@@ -484,26 +484,47 @@ class World:
         Path(path).write_text(json.dumps(data))
 
     def load_state(self, path: str | Path) -> None:
-        data = json.loads(Path(path).read_text())
-        if data.get("format") != "nesyworld.state/1":
-            raise ValueError(f"{path}: not a nesyworld state file")
-        self.state = WorldState.from_dict(data["state"])
-        self.rng.bit_generator.state = data["rng"]
-        if "stream" in data:  # files written before episode keys have none
-            self._stream, self._resets = int(data["stream"]), int(data["resets"])
+        """Take the state saved in `path` (by `save`, from a world of this spec).
+
+        Every field is checked against this world's spec first (state_file.py); a bad file
+        is a SpecError naming the file and the field, and leaves this world unchanged."""
+        from nesyworld.world.simulation import state_file
+        from nesyworld.world.simulation.json_input import read_json
+
+        name = str(path)
+        doc = state_file.check_header(read_json(path, name, what=state_file.WHAT,
+                                                max_bytes=state_file.MAX_BYTES), name)
+        self._take_saved(doc, name)
+
+    def _take_saved(self, doc: dict[str, Any], name: str) -> None:
+        from nesyworld.world.simulation import state_file
+
+        state, rng, stream = state_file.check_state(doc, name, self)
+        try:
+            self.rng.bit_generator.state = rng
+        except (ValueError, TypeError, KeyError, OverflowError) as exc:
+            raise SpecError(f"numpy refuses the generator state ({type(exc).__name__})",
+                            file=name, key_path="rng",
+                            expected="the generator state World.save wrote") from None
+        self.state = state
+        if stream is not None:
+            self._stream, self._resets = stream
 
     @classmethod
     def load(cls, path: str | Path, spec: WorldSpec | str | Path | None = None) -> World:
-        data = json.loads(Path(path).read_text())
-        if spec is None and data.get("spec") is None:
-            raise ValueError(f"{path} was saved from a spec that has no file (YAML text or a "
-                             "mapping); pass it again: World.load(path, spec=...)")
-        if spec is None and data.get("novelties"):
-            from nesyworld.world.novelty.transforms import apply_novelties
+        """A world in the state saved in `path`: the spec is the one the file names (with its
+        novelties) unless `spec` is given. Any problem is one SpecError with the file and
+        the field path."""
+        from nesyworld.world.simulation import state_file
+        from nesyworld.world.simulation.json_input import read_json
 
-            spec = apply_novelties(data["spec"], data["novelties"])
-        world = cls(spec if spec is not None else data["spec"])
-        world.load_state(path)
+        name = str(path)
+        doc = state_file.check_header(read_json(path, name, what=state_file.WHAT,
+                                                max_bytes=state_file.MAX_BYTES), name)
+        if spec is None:
+            spec = state_file.saved_spec(doc, name)
+        world = cls(spec)
+        world._take_saved(doc, name)
         return world
 
     # -------------------------------------------------------------------- helpers

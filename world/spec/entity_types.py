@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from nesyworld.world.spec.bounds import MAX_COUNT, MAX_STEPS, MAX_TYPES
 from nesyworld.world.spec.model import (
     EntityTypeSpec,
     InteractionRule,
@@ -35,8 +36,8 @@ def parse_rule(rd: SpecReader, raw: Any, path: KeyPath, types: Mapping[str, Any]
         holding = rd.type_name(holding, (*path, "holding"), types)
     return InteractionRule(
         holding=holding,
-        when=MappingProxyType(dict(rd.mapping(raw.get("when"), (*path, "when"), nullable=True))),
-        sets=MappingProxyType(dict(rd.mapping(raw.get("sets"), (*path, "sets"), nullable=True))),
+        when=property_values(rd, raw.get("when"), (*path, "when")),
+        sets=property_values(rd, raw.get("sets"), (*path, "sets")),
         consumes=frozen_counts(rd.counts(raw.get("consumes"), (*path, "consumes"), types)),
         gives=frozen_counts(rd.counts(raw.get("gives"), (*path, "gives"), types)),
         removes=rd.boolean(raw.get("removes", False), (*path, "removes")),
@@ -50,7 +51,48 @@ def parse_spawn(rd: SpecReader, raw: Any, path: KeyPath, types: Mapping[str, Any
     if "spawn" not in raw:
         raise rd.fail(path, "missing 'spawn'", expected="spawn: <entity type>")
     return ScheduledSpawn(rd.type_name(raw["spawn"], (*path, "spawn"), types),
-                          rd.integer(raw.get("after", 1), (*path, "after"), minimum=1))
+                          rd.integer(raw.get("after", 1), (*path, "after"), minimum=1,
+                                     maximum=MAX_STEPS))
+
+
+def property_values(rd: SpecReader, raw: Any, path: KeyPath) -> Mapping[str, Any]:
+    """A `properties`, `disabled_when`, `when` or `sets` table: names to plain values (true or
+    false, a number, a name), which cells hold and compare; a list or mapping there would
+    never compare equal to anything the world sets."""
+    out = {}
+    for key, value in rd.mapping(raw, path, nullable=True).items():
+        if isinstance(value, float):
+            rd.number(value, (*path, key))
+        elif not isinstance(value, bool | int | str):
+            raise rd.fail((*path, key), "wrong type", found=value,
+                          expected="true, false, a number or a name")
+        out[key] = value
+    return MappingProxyType(out)
+
+
+def normalise_types(rd: SpecReader, raw_types: dict[Any, Any], registry: Any
+                    ) -> dict[str, dict[str, Any]]:
+    """Every raw type checked for shape before any section looks at another type: a mapping
+    with known keys under a name, a registered class, and `abstract` resolved (written in,
+    or the class's default), since every reference check asks whether a type is abstract."""
+    if len(raw_types) > MAX_TYPES:
+        raise rd.fail(("entity_types",), "too many entity types", found=len(raw_types),
+                      expected=f"at most {MAX_TYPES:,}")
+    out: dict[str, dict[str, Any]] = {}
+    for name, raw in raw_types.items():
+        path = ("entity_types", name)
+        raw = rd.mapping(raw, path, ENTITY_KEYS)
+        cls_name = rd.string(raw.get("class", "block"), (*path, "class"))
+        if cls_name not in registry:
+            raise rd.fail((*path, "class"), f"unknown entity class '{cls_name}'", found=cls_name,
+                          expected="one of " + ", ".join(registry.names()))
+        default = dict(registry.get(cls_name).DEFAULTS).get("abstract", False)
+        abstract = rd.boolean(raw.get("abstract", default), (*path, "abstract"))
+        out[name] = {**raw, "abstract": abstract}
+    if out["air"]["abstract"]:
+        raise rd.fail(("entity_types", "air"), "'air' is abstract", key=True,
+                      expected="air concrete: it is the empty cell, type id 0")
+    return out
 
 
 def parse_entity_types(rd: SpecReader, raw_types: dict[str, Any], registry: Any
@@ -68,9 +110,7 @@ def parse_entity_types(rd: SpecReader, raw_types: dict[str, Any], registry: Any
         parents = merged.get("parents", [])
         if isinstance(parents, str):
             parents = [parents]
-        if not isinstance(parents, list):
-            raise rd.fail((*path, "parents"), "wrong type", found=parents,
-                          expected="a list of type names")
+        parents = rd.sequence(parents, (*path, "parents"), "a list of type names")
         for i, p in enumerate(parents):
             rd.type_name(p, (*path, "parents", i), raw_types, concrete=False)
         breakable = rd.boolean(merged.get("breakable", False), (*path, "breakable"))
@@ -80,7 +120,8 @@ def parse_entity_types(rd: SpecReader, raw_types: dict[str, Any], registry: Any
         color = merged.get("color")
         if color is not None:
             if (not isinstance(color, list) or len(color) != 3
-                    or not all(isinstance(c, int) and 0 <= c <= 255 for c in color)):
+                    or not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255
+                               for c in color)):
                 raise rd.fail((*path, "color"), "wrong type", found=color,
                               expected="[r, g, b] with values 0-255")
             color = tuple(color)
@@ -89,7 +130,8 @@ def parse_entity_types(rd: SpecReader, raw_types: dict[str, Any], registry: Any
             raise rd.fail((*path, "glyph"), "wrong type", found=glyph,
                           expected="a single character")
         tool = merged.get("break_tool")
-        hits = rd.integer(merged.get("hits", 1), (*path, "hits"), minimum=1)
+        hits = rd.integer(merged.get("hits", 1), (*path, "hits"), minimum=1,
+                          maximum=MAX_COUNT)
         if hits > 1 and not breakable:
             raise rd.fail((*path, "hits"), f"'{name}' takes {hits} hits but cannot be broken",
                           found=hits, expected="breakable: true beside hits, or hits: 1")
@@ -115,10 +157,9 @@ def parse_entity_types(rd: SpecReader, raw_types: dict[str, Any], registry: Any
             parse_rule(rd, merged["collect"], (*path, "collect"), raw_types),
             use=None if "use" not in merged else parse_rule(rd, merged["use"], (*path, "use"),
                                                       raw_types),
-            properties=MappingProxyType(dict(rd.mapping(merged.get("properties"),
-                                                        (*path, "properties"), nullable=True))),
-            disabled_when=MappingProxyType(dict(rd.mapping(
-                merged.get("disabled_when"), (*path, "disabled_when"), nullable=True))),
+            properties=property_values(rd, merged.get("properties"), (*path, "properties")),
+            disabled_when=property_values(rd, merged.get("disabled_when"),
+                                          (*path, "disabled_when")),
             glyph=glyph,
             color=color,
             params=MappingProxyType(dict(rd.mapping(merged.get("params"), (*path, "params"),

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from nesyworld.world.spec.bounds import MAX_EVENT_COUNT, MAX_STEPS
 from nesyworld.world.spec.map_section import in_map
 from nesyworld.world.spec.model import AgentSpec, Counts, EntityTypeSpec, MapSpec, frozen_counts
 from nesyworld.world.spec.reader import SpecReader
@@ -75,7 +76,8 @@ def _event(rd: SpecReader, raw: Any, path: KeyPath, types: Mapping[str, Any],
     if "at" not in raw and "when" not in raw:
         raise rd.fail(path, "an event without a trigger", expected="at: <step> and/or when: "
                       "{inventory: {...}, world: {...}}")
-    at = None if "at" not in raw else rd.integer(raw["at"], (*path, "at"), minimum=1)
+    at = None if "at" not in raw else rd.integer(raw["at"], (*path, "at"), minimum=1,
+                                                 maximum=MAX_STEPS)
     when = rd.mapping(raw.get("when"), (*path, "when"), {"inventory", "world"}, nullable=True)
     kinds = [k for k in KINDS if k in raw]
     if len(kinds) != 1:
@@ -139,7 +141,7 @@ def _count(rd: SpecReader, body: dict[str, Any], path: KeyPath, kind: str) -> in
         return DEFAULT_COUNT[kind]
     if body["count"] == "all" and kind != "spawn":
         return None
-    return rd.integer(body["count"], (*path, "count"), minimum=1)
+    return rd.integer(body["count"], (*path, "count"), minimum=1, maximum=MAX_EVENT_COUNT)
 
 
 def _property(rd: SpecReader, body: dict[str, Any], path: KeyPath, et: EntityTypeSpec
@@ -158,4 +160,6 @@ def _property(rd: SpecReader, body: dict[str, Any], path: KeyPath, et: EntityTyp
             value, bool | int | float | str):
         raise rd.fail((*path, "value"), "wrong type", found=value,
                       expected=f"a value like the property's default ({default!r})")
+    if isinstance(value, float):
+        rd.number(value, (*path, "value"))
     return prop, value

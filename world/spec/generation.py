@@ -19,6 +19,7 @@ from nesyworld.world.simulation.procedural import (
     generate,
     interior,
 )
+from nesyworld.world.spec.bounds import MAX_ROOMS
 from nesyworld.world.spec.model import MapSpec, PlacementSpec, RoomSpec, frozen_counts
 
 if TYPE_CHECKING:
@@ -32,7 +33,10 @@ OWNED = ("size", "rooms", "walls", "doors", "ascii", "legend")
 
 
 def generated_map(rd: SpecReader, raw: dict[str, Any], types: Mapping[str, Any]) -> MapSpec:
-    from nesyworld.world.spec.map_section import parse_surround  # it imports this module
+    from nesyworld.world.spec.map_section import (  # it imports this module
+        map_size,
+        parse_surround,
+    )
 
     """The load-time map of a generated level: its size, border, one `main` room over the
     interior, and `min_counts` as placements (so the goal check sees what is guaranteed)."""
@@ -45,15 +49,11 @@ def generated_map(rd: SpecReader, raw: dict[str, Any], types: Mapping[str, Any])
     g = rd.mapping(raw["generate"], path, GENERATE_KEYS)
     if "size" not in g:
         raise rd.fail(path, "missing 'size'", expected="size: [rows, columns]")
-    size = rd.cell(g["size"], (*path, "size"))
     border = raw.get("border", "bedrock")
     if border is not None:
         border = rd.type_name(border, ("map", "border"), types)
-    rooms = rd.integer(g.get("rooms", 1), (*path, "rooms"), minimum=1)
-    smallest = 2 * (border is not None) + MIN_ROOM
-    if size[0] < smallest or size[1] < smallest:
-        raise rd.fail((*path, "size"), "map too small", found=list(size),
-                      expected=f"at least [{smallest}, {smallest}]")
+    size = map_size(rd, g["size"], (*path, "size"), 2 * (border is not None) + MIN_ROOM)
+    rooms = rd.integer(g.get("rooms", 1), (*path, "rooms"), minimum=1, maximum=MAX_ROOMS)
     if not fits(size, rooms, border is not None):
         raise rd.fail((*path, "size"), f"map too small for {rooms} rooms", found=list(size),
                       expected=f"rooms of at least {MIN_ROOM}x{MIN_ROOM} cells, one wall apart: "
@@ -83,7 +83,7 @@ def generated_map(rd: SpecReader, raw: dict[str, Any], types: Mapping[str, Any])
             raise rd.fail((*path, "door"), f"door type '{door}' blocks movement", found=door,
                           expected="a walkable type (class: floor), or the rooms are sealed")
     r0, c0, r1, c1 = interior(size, border is not None)
-    extra = _extra_objects(rd, raw.get("objects"), types)
+    extra = _extra_objects(rd, raw.get("objects"), types, size)
     gen = GenerateSpec(size=size, rooms=rooms, densities=MappingProxyType(densities),
                        min_counts=frozen_counts(min_counts), wall=wall, door=door, extra=extra)
     if all(generate(gen, border is not None, 0, k) is None for k in range(GENERATE_TRIES)):
@@ -95,7 +95,7 @@ def generated_map(rd: SpecReader, raw: dict[str, Any], types: Mapping[str, Any])
                    surround=parse_surround(rd, raw, types), generate=gen)
 
 
-def _extra_objects(rd: SpecReader, raw: Any, types: Mapping[str, Any]
+def _extra_objects(rd: SpecReader, raw: Any, types: Mapping[str, Any], size: tuple[int, int]
                    ) -> tuple[PlacementSpec, ...]:
     """`map.objects` on a generated map: counts only (`N` or `{quantity: N}`), since a fixed
     cell could fall on a wall the generator draws."""
@@ -108,10 +108,11 @@ def _extra_objects(rd: SpecReader, raw: Any, types: Mapping[str, Any]
         if isinstance(oraw, int) and not isinstance(oraw, bool):
             oraw = {"quantity": oraw}
         oraw = rd.mapping(oraw, path, {"quantity", "room"})
-        if oraw.get("room", "main") != "main":
+        if oraw.get("room", "main") not in ("main", None):
             raise rd.fail((*path, "room"), f"unknown room '{oraw['room']}'", found=oraw["room"],
                           expected="main (a generated map's rooms are drawn per episode)")
-        out.append(PlacementSpec(name, rd.integer(oraw.get("quantity", 1), (*path, "quantity"))))
+        out.append(PlacementSpec(name, rd.integer(oraw.get("quantity", 1), (*path, "quantity"),
+                                                  maximum=size[0] * size[1])))
     return tuple(p for p in out if p.quantity > 0)
 
 

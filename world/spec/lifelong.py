@@ -20,6 +20,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from nesyworld.world.spec.bounds import MAX_STEPS
+
 if TYPE_CHECKING:
     from nesyworld.world.spec.model import EntityTypeSpec
     from nesyworld.world.spec.reader import SpecReader
@@ -133,9 +135,9 @@ def parse_lifelong(rd: SpecReader, raw: Any, types: Mapping[str, EntityTypeSpec]
         rraw = rd.mapping(rraw, rpath, REGROW_KEYS)
         if "after" not in rraw:
             raise rd.fail(rpath, "missing 'after'", expected="after: <steps until it regrows>")
-        after = rd.integer(rraw["after"], (*rpath, "after"), minimum=1)
+        after = rd.integer(rraw["after"], (*rpath, "after"), minimum=1, maximum=MAX_STEPS)
         where = rraw.get("where", "same")
-        if where not in WHERE:
+        if not isinstance(where, str) or where not in WHERE:
             raise rd.fail((*rpath, "where"), "invalid value", found=where,
                           expected="same or random")
         regrow[str(tname)] = RegrowRule(str(tname), after, where)
@@ -162,6 +164,9 @@ def _schedule(rd: SpecReader, raw: Any, path: KeyPath, types: Mapping[str, Entit
     if "kind" not in raw:
         raise rd.fail(path, "missing 'kind'", expected="kind: " + " or ".join(SCHEDULE_KINDS))
     kind = raw["kind"]
+    if not isinstance(kind, str):
+        raise rd.fail((*path, "kind"), "wrong type", found=kind,
+                      expected="one of " + ", ".join(SCHEDULE_KINDS))
     if kind not in SCHEDULE_KINDS:
         raise rd.fail((*path, "kind"), f"unknown schedule kind '{kind}'", found=kind,
                       expected="one of " + "; ".join(f"{k} ({v})"
@@ -170,7 +175,7 @@ def _schedule(rd: SpecReader, raw: Any, path: KeyPath, types: Mapping[str, Entit
     if kind == "cycle":
         if "period" not in raw:
             raise rd.fail(path, "a cycle needs a period", expected="period: <steps per phase>")
-        period = rd.integer(raw["period"], (*path, "period"), minimum=1)
+        period = rd.integer(raw["period"], (*path, "period"), minimum=1, maximum=MAX_STEPS)
     elif "period" in raw:
         raise rd.fail((*path, "period"), "'period' belongs to kind: cycle", key=True,
                       expected="until: <step> on each phase for kind: phases")
@@ -200,7 +205,8 @@ def _schedule(rd: SpecReader, raw: Any, path: KeyPath, types: Mapping[str, Entit
                 raise rd.fail(ppath, "missing 'until'",
                               expected="until: <step> (only the last phase may omit it)")
             if "until" in praw:
-                until = rd.integer(praw["until"], (*ppath, "until"), minimum=last_until + 1)
+                until = rd.integer(praw["until"], (*ppath, "until"), minimum=last_until + 1,
+                                   maximum=MAX_STEPS)
                 last_until = until
         name = rd.string(praw.get("name", f"phase{i}"), (*ppath, "name"))
         phases.append(Phase(name, MappingProxyType(pays), until))

@@ -16,8 +16,9 @@ import yaml
 
 from nesyworld.world.errors import SpecError
 from nesyworld.world.spec.agents_section import parse_agents
+from nesyworld.world.spec.bounds import MAX_COUNT, MAX_DEPTH, MAX_NODES, MAX_STEPS
 from nesyworld.world.spec.costs_section import parse_action_costs
-from nesyworld.world.spec.entity_types import parse_entity_types
+from nesyworld.world.spec.entity_types import normalise_types, parse_entity_types
 from nesyworld.world.spec.events_section import parse_events
 from nesyworld.world.spec.map_section import blocked_cells, parse_map
 from nesyworld.world.spec.model import (
@@ -68,18 +69,64 @@ def load_spec(source: str | Path | Mapping[str, Any]) -> WorldSpec:
     return build_spec(*load_document(source))
 
 
+def load_spec_text(text: str, file: str | Path) -> WorldSpec:
+    """A spec from YAML text as if read from `file`: errors name `file`, and a relative
+    `extends:` resolves beside it; `file` itself is never read (an editor's unsaved buffer,
+    a fuzzed variant of a shipped spec)."""
+    data, smap = load_yaml_text(text, str(file))
+    return build_spec(*resolve_extends(data, smap))
+
+
 def load_document(source: str | Path | Mapping[str, Any]) -> tuple[Any, SourceMap]:
     """A spec's raw document (with `extends` resolved) and where each value came from: what
     novelties transform before the spec is validated."""
     if isinstance(source, Mapping):
         # Round-trip through YAML so a mapping gets the same checks and located errors.
-        return load_yaml_text(yaml.safe_dump(dict(source), sort_keys=False), "<mapping>")
+        return load_yaml_text(mapping_yaml(source), "<mapping>")
+    if not isinstance(source, str | Path):
+        raise SpecError("not a spec", found=type(source).__name__,
+                        expected="a YAML file path, a shipped spec name, YAML text or a mapping")
     path = resolve_spec_path(source)
     if path is not None:
         data, smap = load_yaml_file(path)
     else:
         data, smap = load_yaml_text(str(source), "<string>")
     return resolve_extends(data, smap)
+
+
+def mapping_yaml(source: Mapping[str, Any]) -> str:
+    """A parsed mapping as YAML text, after checking it holds only what YAML text could (so
+    the dump neither recurses without end nor fails on an object it cannot write)."""
+    todo: list[tuple[Any, int]] = [(source, 1)]
+    seen = 0
+    while todo:
+        value, depth = todo.pop()
+        seen += 1
+        if depth > MAX_DEPTH or seen > MAX_NODES:
+            raise SpecError("mapping too deep or too large", file="<mapping>",
+                            expected=f"at most {MAX_DEPTH} levels and {MAX_NODES:,} values")
+        if isinstance(value, Mapping):
+            for k, v in value.items():
+                if not isinstance(k, str | int | float | bool) and k is not None:
+                    raise SpecError("unsupported key", file="<mapping>", found=k,
+                                    expected="text, a number, true, false or null")
+                todo.append((v, depth + 1))
+        elif isinstance(value, list | tuple):
+            todo.extend((v, depth + 1) for v in value)
+        elif not isinstance(value, str | int | float | bool) and value is not None:
+            raise SpecError("unsupported value", file="<mapping>", found=value,
+                            expected="text, a number, true, false, null, a list or a mapping")
+    plain = _plain(source)
+    return yaml.safe_dump(plain, sort_keys=False)
+
+
+def _plain(value: Any) -> Any:
+    """Mappings as dicts and tuples as lists (what safe_dump writes); depth already bounded."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
 
 
 def resolve_extends(data: Any, smap: SourceMap, depth: int = 0) -> tuple[Any, SourceMap]:
@@ -94,13 +141,16 @@ def resolve_extends(data: Any, smap: SourceMap, depth: int = 0) -> tuple[Any, So
         raise smap.error(("extends",), "extends chain too deep (a cycle?)",
                          expected="at most 8 levels")
     ref = data["extends"]
-    if not isinstance(ref, str):
+    if not isinstance(ref, str) or not ref or "\n" in ref:
         raise smap.error(("extends",), "wrong type", found=ref, expected="a spec path or name")
     base_path = Path(smap.file).parent / ref
-    if not base_path.is_file():
-        found = resolve_spec_path(ref)
+    if not _is_file(base_path):
+        try:
+            found = resolve_spec_path(ref)
+        except SpecError:
+            found = None
         if found is None:
-            raise smap.error(("extends",), f"cannot find base spec '{ref}'", found=ref,
+            raise smap.error(("extends",), f"cannot find base spec '{_cut(ref)}'", found=ref,
                              expected="a path relative to this file or a shipped spec name")
         base_path = found
     base, base_map = resolve_extends(*load_yaml_file(base_path), depth + 1)
@@ -115,6 +165,19 @@ def resolve_spec_path(source: str | Path) -> Path | None:
     return resolve_source(source, find_spec, "spec", "`nesyworld specs`")
 
 
+def _cut(text: str, limit: int = 200) -> str:
+    """A path or name for a message: whole unless absurdly long."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _is_file(path: Path) -> bool:
+    """`path.is_file()`, False for a name the system refuses (too long, a NUL byte)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def resolve_source(source: str | Path, find: Any, kind: str, listing: str) -> Path | None:
     """Where a spec or novelty argument points: an existing file, a shipped name (`find`), or
     None for YAML text. A missing .yaml path or an unknown bare name is an error that says
@@ -123,13 +186,16 @@ def resolve_source(source: str | Path, find: Any, kind: str, listing: str) -> Pa
     if "\n" in text:
         return None
     path = Path(text)
-    if path.is_file():
+    if _is_file(path):
         return path
-    found = find(text)
+    try:
+        found = find(text)
+    except (OSError, ValueError):  # a name the file system refuses is no shipped name
+        found = None
     if found is not None:
         return found
     if text.endswith((".yaml", ".yml")) or not any(ch in text for ch in ":{}[]"):
-        raise SpecError(f"no such {kind} file or shipped {kind}: '{text}'",
+        raise SpecError(f"no such {kind} file or shipped {kind}: '{_cut(text)}'",
                         expected=f"an existing YAML file or a name listed by {listing}")
     return None
 
@@ -154,6 +220,7 @@ def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
         raw_types = {"air": raw_types["air"], **{k: v for k, v in raw_types.items()
                                                   if k != "air"}}
     raw_types = {k: (v if v is not None else {}) for k, v in raw_types.items()}
+    raw_types = normalise_types(rd, raw_types, ENTITIES)
     entity_types = parse_entity_types(rd, raw_types, ENTITIES)
 
     actions = {}
@@ -177,23 +244,19 @@ def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
                               f"'{cls_name}'", key=True,
                               expected="one of " + (", ".join(sorted(allowed)) or "no parameters"))
             check = allowed[key]
-            if isinstance(check, tuple) and value not in check:
+            if isinstance(check, tuple) and (isinstance(value, bool) or value not in check):
                 raise rd.fail((*path, key), "invalid value", found=value,
                               expected="one of " + ", ".join(map(str, check)))
             if check == "types":  # a list of concrete entity types
-                if not isinstance(value, list):
-                    raise rd.fail((*path, key), "wrong type", found=value,
-                                  expected="a list of entity types")
-                for i, item in enumerate(value):
+                for i, item in enumerate(rd.sequence(value, (*path, key),
+                                                     "a list of entity types", nullable=False)):
                     rd.type_name(item, (*path, key, i), raw_types)
             elif check == "type":
                 rd.type_name(value, (*path, key), raw_types)
             elif check == "probability":
-                if rd.number(value, (*path, key)) > 1 or value < 0:
-                    raise rd.fail((*path, key), "value out of range", found=value,
-                                  expected="a probability between 0 and 1")
+                rd.number(value, (*path, key), minimum=0.0, maximum=1.0)
             elif check == "count":
-                rd.integer(value, (*path, key), minimum=1)
+                rd.integer(value, (*path, key), minimum=1, maximum=MAX_COUNT)
         cost = rd.number(raw.get("cost", 1), (*path, "cost"))
         actions[name] = ActionSpec(name, cls_name, cost, MappingProxyType(params))
 
@@ -201,10 +264,9 @@ def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
     raw_sets = rd.mapping(top.get("action_sets") or {"main": list(actions)}, ("action_sets",))
     for set_name, items in raw_sets.items():
         path = ("action_sets", set_name)
-        if not isinstance(items, list):
-            raise rd.fail(path, "wrong type", found=items, expected="a list of action names")
         names: list[str] = []
-        for i, item in enumerate(items):
+        for i, item in enumerate(rd.sequence(items, path, "a list of action names",
+                                             nullable=False)):
             pattern = rd.string(item, (*path, i))
             matched = [a for a in actions if fnmatch.fnmatchcase(a, pattern)]
             if not matched:
@@ -272,12 +334,13 @@ def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
         agents=MappingProxyType(agents),
         goal=frozen_counts(goal),
         main_agent=main_agent,
-        max_steps=rd.integer(top.get("max_steps", 400), ("max_steps",), minimum=1),
+        max_steps=rd.integer(top.get("max_steps", 400), ("max_steps",), minimum=1,
+                             maximum=MAX_STEPS),
         reward=reward,
         observation_noise=_spec_observation.parse_observation(rd, top.get("observation")).noise,
         multiagent=_spec_teams.parse_multiagent(rd, top.get("multiagent"), raw_types, agents,
                                                 goal),
-        description=str(top.get("description", "")),
+        description=_description(rd, top.get("description")),
         scent=_parse_scent(rd, top.get("scent"), raw_types),
         source=smap.file,
         lifelong=lifelong,
@@ -286,5 +349,14 @@ def build_spec(data: Any, smap: SourceMap) -> WorldSpec:
     )
     check_goal_reachable(rd, spec)
     return spec
+
+
+def _description(rd: SpecReader, raw: Any) -> str:
+    """Free text; a number or a date is shown as written, a mapping or a list is a mistake."""
+    if raw is None:
+        return ""
+    if isinstance(raw, dict | list):
+        raise rd.fail(("description",), "wrong type", found=raw, expected="text")
+    return str(raw)
 
 

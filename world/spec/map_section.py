@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Any
 
 from nesyworld.world.errors import Location, SpecError
+from nesyworld.world.spec.bounds import MAX_MAP_SIDE
 from nesyworld.world.spec.model import (
     DoorSpec,
     EntityTypeSpec,
@@ -40,10 +41,20 @@ def parse_map(rd: SpecReader, raw: Any, types: Mapping[str, Any]) -> MapSpec:
         if len(widths) != 1:
             raise rd.fail(("map", "ascii"), "ragged ASCII level", found=sorted(widths),
                           expected="all rows of the same width")
-        for glyph, tname in rd.mapping(raw.get("legend"), ("map", "legend"),
-                                       nullable=True).items():
+        if len(ascii_rows) > MAX_MAP_SIDE or len(ascii_rows[0]) > MAX_MAP_SIDE:
+            raise rd.fail(("map", "ascii"), "map too large",
+                          found=[len(ascii_rows), len(ascii_rows[0])],
+                          expected=f"at most {MAX_MAP_SIDE} rows and columns")
+        for glyph, tname in rd.mapping(raw.get("legend"), ("map", "legend"), nullable=True,
+                                       names=False).items():
+            if isinstance(glyph, bool) or not isinstance(glyph, str | int) \
+                    or len(str(glyph)) != 1:
+                raise rd.fail(("map", "legend", glyph), "wrong type", found=glyph, key=True,
+                              expected="a single character")
             legend[str(glyph)] = rd.type_name(tname, ("map", "legend", glyph), types)
-        known = set(legend) | {t.get("glyph") for t in types.values()}
+        # glyphs of concrete types only: an abstract type is never drawn on a map
+        known = set(legend) | {t.get("glyph") for t in types.values()
+                               if isinstance(t, dict) and not t.get("abstract")}
         for r, row in enumerate(ascii_rows):
             for c, glyph in enumerate(row):
                 if glyph not in known:
@@ -52,10 +63,7 @@ def parse_map(rd: SpecReader, raw: Any, types: Mapping[str, Any]) -> MapSpec:
     else:
         if "size" not in raw:
             raise rd.fail(("map",), "missing 'size'", expected="size: [rows, columns]")
-        size = rd.cell(raw["size"], ("map", "size"))
-        if size[0] < 3 or size[1] < 3:
-            raise rd.fail(("map", "size"), "map too small", found=list(size),
-                          expected="at least [3, 3]")
+        size = map_size(rd, raw["size"], ("map", "size"), 3)
     border = raw.get("border", "bedrock" if ascii_rows is None else None)
     if border is not None:
         border = rd.type_name(border, ("map", "border"), types)
@@ -84,7 +92,7 @@ def parse_map(rd: SpecReader, raw: Any, types: Mapping[str, Any]) -> MapSpec:
     room_names = {r.name for r in rooms}
 
     walls = []
-    for i, wraw in enumerate(raw.get("walls") or []):
+    for i, wraw in enumerate(rd.sequence(raw.get("walls"), ("map", "walls"), "a list of walls")):
         path = ("map", "walls", i)
         wraw = rd.mapping(wraw, path, {"from", "to", "type"})
         a = check_cell(rd.cell(wraw.get("from"), (*path, "from")), (*path, "from"))
@@ -95,7 +103,7 @@ def parse_map(rd: SpecReader, raw: Any, types: Mapping[str, Any]) -> MapSpec:
         walls.append(WallSpec(a, b, rd.type_name(wraw.get("type", border or "bedrock"),
                                                  (*path, "type"), types)))
     doors = []
-    for i, draw in enumerate(raw.get("doors") or []):
+    for i, draw in enumerate(rd.sequence(raw.get("doors"), ("map", "doors"), "a list of doors")):
         path = ("map", "doors", i)
         draw = rd.mapping(draw, path, {"at", "type"})
         doors.append(DoorSpec(check_cell(rd.cell(draw.get("at"), (*path, "at")), (*path, "at")),
@@ -110,10 +118,13 @@ def parse_map(rd: SpecReader, raw: Any, types: Mapping[str, Any]) -> MapSpec:
             oraw = {"quantity": oraw}
         oraw = rd.mapping(oraw, path, {"quantity", "room", "at"})
         at = tuple(check_cell(rd.cell(c, (*path, "at", i)), (*path, "at", i))
-                   for i, c in enumerate(oraw.get("at") or []))
+                   for i, c in enumerate(rd.sequence(oraw.get("at"), (*path, "at"),
+                                                     "a list of [row, column] cells")))
         quantity = rd.integer(oraw.get("quantity", len(at) or 1), (*path, "quantity"),
-                              minimum=0)
+                              minimum=0, maximum=size[0] * size[1])
         room = oraw.get("room")
+        if room is not None and not isinstance(room, str | int):
+            raise rd.fail((*path, "room"), "wrong type", found=room, expected="a room name")
         if room is not None and str(room) not in room_names:
             raise rd.fail((*path, "room"), f"unknown room '{room}'", found=room,
                           expected="one of " + ", ".join(sorted(room_names)))
@@ -127,7 +138,8 @@ def parse_surround(rd: SpecReader, raw: Mapping[str, Any], types: Mapping[str, A
                    ) -> tuple[SurroundSpec, ...]:
     """`map.surround`: shared by drawn and generated maps (spec/generation.py)."""
     out = []
-    for i, sraw in enumerate(raw.get("surround") or []):
+    for i, sraw in enumerate(rd.sequence(raw.get("surround"), ("map", "surround"),
+                                         "a list of {target, with}")):
         path = ("map", "surround", i)
         sraw = rd.mapping(sraw, path, {"target", "with"})
         for key in ("target", "with"):
@@ -136,6 +148,18 @@ def parse_surround(rd: SpecReader, raw: Mapping[str, Any], types: Mapping[str, A
         out.append(SurroundSpec(rd.type_name(sraw["target"], (*path, "target"), types),
                                 rd.type_name(sraw["with"], (*path, "with"), types)))
     return tuple(out)
+
+
+def map_size(rd: SpecReader, raw: Any, path: KeyPath, smallest: int) -> tuple[int, int]:
+    """`[rows, columns]`, each from `smallest` to MAX_MAP_SIDE."""
+    size = rd.cell(raw, path)
+    if size[0] < smallest or size[1] < smallest:
+        raise rd.fail(path, "map too small", found=list(size),
+                      expected=f"at least [{smallest}, {smallest}]")
+    if size[0] > MAX_MAP_SIDE or size[1] > MAX_MAP_SIDE:
+        raise rd.fail(path, "map too large", found=list(size),
+                      expected=f"at most [{MAX_MAP_SIDE}, {MAX_MAP_SIDE}]")
+    return size
 
 
 def glyph_error(rd: SpecReader, rows: tuple[str, ...], r: int, c: int, glyph: str
@@ -162,7 +186,7 @@ def blocked_cells(m: MapSpec, types: Mapping[str, EntityTypeSpec]) -> set[tuple[
     h, w = m.size
     blocked: set[tuple[int, int]] = set()
     if m.ascii is not None:
-        by_glyph = {t.glyph: t for t in types.values() if t.glyph}
+        by_glyph = {t.glyph: t for t in types.values() if t.glyph and not t.abstract}
         by_glyph.update({g: types[n] for g, n in m.legend.items()})
         blocked |= {(r, c) for r, row in enumerate(m.ascii) for c, ch in enumerate(row)
                     if by_glyph[ch].blocks_movement}

@@ -49,6 +49,6 @@ def parse_noise(rd: SpecReader, value: Any, path: KeyPath) -> float:
     """A noise level: a real number in [0, 1] (a bool or a string is refused, not coerced)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise rd.fail(path, "wrong type", found=value, expected=NOISE_EXPECTED)
-    if not 0.0 <= float(value) <= 1.0:
+    if not 0 <= value <= 1:  # compared as written: float() of a huge int overflows
         raise rd.fail(path, "value out of range", found=value, expected=NOISE_EXPECTED)
     return float(value)

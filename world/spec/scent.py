@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from nesyworld.world.spec.bounds import MAX_SCENT_DIMS
+
 if TYPE_CHECKING:
     from nesyworld.world.spec.reader import SpecReader
 
@@ -20,6 +22,7 @@ SCENT_KEYS = {"decay", "diffusion", "dims"}
 DEFAULT_DECAY = 0.4  # λ, the JBW paper's configuration tables
 DEFAULT_DIFFUSION = 0.14  # α, same tables
 DEFAULT_DIMS = 3
+MAX_SCENT = 1e6  # what one thing gives off: the settled field is `gain` times a sum of these
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,8 @@ def parse_scent(rd: SpecReader, raw: Any, raw_types: Mapping[str, Any]) -> Scent
     sec = rd.mapping(raw, ("scent",), SCENT_KEYS, nullable=True)
     decay = rd.number(sec.get("decay", DEFAULT_DECAY), ("scent", "decay"))
     diffusion = rd.number(sec.get("diffusion", DEFAULT_DIFFUSION), ("scent", "diffusion"))
-    dims = rd.integer(sec.get("dims", DEFAULT_DIMS), ("scent", "dims"), minimum=1)
+    dims = rd.integer(sec.get("dims", DEFAULT_DIMS), ("scent", "dims"), minimum=1,
+                      maximum=MAX_SCENT_DIMS)
     for key, value in (("decay", decay), ("diffusion", diffusion)):
         if value < 0:
             raise rd.fail(("scent", key), f"negative {key}", found=value,
@@ -62,7 +66,7 @@ def parse_scent(rd: SpecReader, raw: Any, raw_types: Mapping[str, Any]) -> Scent
         if not isinstance(vec, list) or len(vec) != dims:
             raise rd.fail(path, "wrong type", found=vec,
                           expected=f"a list of {dims} numbers (scent.dims)")
-        values = tuple(rd.number(v, (*path, i)) for i, v in enumerate(vec))
+        values = tuple(rd.number(v, (*path, i), maximum=MAX_SCENT) for i, v in enumerate(vec))
         for i, v in enumerate(values):
             if v < 0:
                 raise rd.fail((*path, i), "negative scent", found=vec[i],

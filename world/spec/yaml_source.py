@@ -1,7 +1,8 @@
 """YAML read with a safe loader, keeping where every value came from.
 
 Validation works on plain Python data, but its errors must point at file:line:column. So the
-loader returns the data together with a map from key paths to source marks.
+loader returns the data together with a map from key paths to source marks. The reading
+itself (bounded in size, depth and alias expansion, every failure located) is yaml_bounded.py.
 """
 
 from __future__ import annotations
@@ -10,12 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from nesyworld.world.errors import Location, SpecError
+from nesyworld.world.spec.yaml_bounded import KeyPath, parse, read_text
 
-KeyPath = tuple[Any, ...]
-_SCALARS = yaml.SafeLoader("")  # only its scalar constructors are used, never its stream
+__all__ = ["KeyPath", "SourceMap", "load_yaml_file", "load_yaml_text", "merge_documents"]
 
 
 @dataclass
@@ -26,6 +25,8 @@ class SourceMap:
     lines: tuple[str, ...] = ()
     marks: dict[KeyPath, Location] = field(default_factory=dict)
     key_marks: dict[KeyPath, Location] = field(default_factory=dict)
+    _children: tuple[int, dict[KeyPath, set[KeyPath]]] | None = field(
+        default=None, repr=False, compare=False)
 
     def locate(self, path: KeyPath, *, key: bool = False) -> Location:
         """The nearest known location for a key path (falls back to its parents)."""
@@ -38,6 +39,22 @@ class SourceMap:
                 return self.marks[probe]
             probe = probe[:-1]
         return self.marks.get((), Location(self.file, 1, 1))
+
+    def children(self) -> dict[KeyPath, set[KeyPath]]:
+        """Each marked path's children (built on first use by a merge; rebuilt if marks were
+        added since), so copying a subtree costs its size, not a scan of every mark."""
+        index = self._children
+        if index is None or index[0] != len(self.marks) + len(self.key_marks):
+            table: dict[KeyPath, set[KeyPath]] = {}
+            for path in {*self.marks, *self.key_marks}:
+                while path:  # unmarked ancestors too, so every mark is reachable
+                    siblings = table.setdefault(path[:-1], set())
+                    if path in siblings:
+                        break
+                    siblings.add(path)
+                    path = path[:-1]
+            index = self._children = (len(self.marks) + len(self.key_marks), table)
+        return index[1]
 
     def subtree(self, prefix: KeyPath) -> SourceMap:
         """The marks below `prefix`, re-rooted there (a novelty's `changes` section)."""
@@ -62,60 +79,20 @@ class SourceMap:
         )
 
 
-def _construct(node: yaml.Node, path: KeyPath, smap: SourceMap) -> Any:
-    smap.marks[path] = Location(smap.file, node.start_mark.line + 1, node.start_mark.column + 1)
-    if isinstance(node, yaml.MappingNode):
-        out: dict[Any, Any] = {}
-        for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
-                raise SpecError(
-                    "mapping keys must be plain names",
-                    location=Location(
-                        smap.file, key_node.start_mark.line + 1, key_node.start_mark.column + 1
-                    ),
-                    expected="a scalar key",
-                )
-            key = _SCALARS.construct_object(key_node)
-            if key in out:
-                raise SpecError(
-                    f"duplicate key '{key}'",
-                    location=Location(
-                        smap.file, key_node.start_mark.line + 1, key_node.start_mark.column + 1
-                    ),
-                    expected="each key once per mapping",
-                )
-            smap.key_marks[(*path, key)] = Location(
-                smap.file, key_node.start_mark.line + 1, key_node.start_mark.column + 1
-            )
-            out[key] = _construct(value_node, (*path, key), smap)
-        return out
-    if isinstance(node, yaml.SequenceNode):
-        return [_construct(child, (*path, i), smap) for i, child in enumerate(node.value)]
-    return _SCALARS.construct_object(node)
-
-
 def load_yaml_text(text: str, file: str = "<string>") -> tuple[Any, SourceMap]:
-    """Parse YAML with the safe loader; syntax errors become SpecError with line:column."""
-    smap = SourceMap(file, tuple(text.splitlines()))
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        loc = Location(file, mark.line + 1, mark.column + 1) if mark else None
-        raise SpecError(f"YAML syntax error: {exc.problem}", location=loc) from None
-    if node is None:
+    """Parse YAML with the safe loader, bounded in depth, size and alias expansion
+    (yaml_bounded.py); every failure is a SpecError with line:column."""
+    data, marks, key_marks = parse(text, file)
+    if data is None and not marks:
         raise SpecError("the file is empty", location=Location(file, 1, 1),
                         expected="a YAML mapping")
-    return _construct(node, (), smap), smap
+    return data, SourceMap(file, tuple(text.splitlines()), marks, key_marks)
 
 
 def load_yaml_file(path: str | Path) -> tuple[Any, SourceMap]:
+    """`load_yaml_text` of a file: at most MAX_FILE_BYTES of UTF-8 (bounds.py)."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError(f"cannot read {p}: {exc.strerror}") from None
-    return load_yaml_text(text, str(p))
+    return load_yaml_text(read_text(p), str(p))
 
 
 def merge_documents(
@@ -155,8 +132,15 @@ def merge_documents(
 
 
 def _copy_marks(src: SourceMap, dst: SourceMap, prefix: KeyPath, recursive: bool = True) -> None:
-    n = len(prefix)
-    for table, out in ((src.marks, dst.marks), (src.key_marks, dst.key_marks)):
-        for path, loc in table.items():
-            if path[:n] == prefix and (recursive or len(path) == n):
-                out[path] = loc
+    """Copy the marks of `prefix` (and, if `recursive`, of everything below it) from `src`:
+    through `src`'s index of children, so a merge costs the size of what it copies rather
+    than a scan of every mark per key."""
+    children = src.children()
+    todo = [tuple(prefix)]
+    while todo:
+        path = todo.pop()
+        for table, out in ((src.marks, dst.marks), (src.key_marks, dst.key_marks)):
+            if path in table:
+                out[path] = table[path]
+        if recursive:
+            todo.extend(children.get(path, ()))

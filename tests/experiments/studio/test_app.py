@@ -139,3 +139,91 @@ def test_a_deeply_nested_body_is_a_json_4xx(client: FlaskClient) -> None:
     response = client.post("/api/level/derive", data=deep,
                            content_type="application/json")
     assert 400 <= response.status_code < 500 and response.is_json
+
+
+@pytest.fixture
+def bare(tmp_path: Path) -> FlaskClient:
+    """A studio with no recordings (no session recordings to make)."""
+    return create_app([], levels_dir=tmp_path / "levels").test_client()
+
+
+def test_bodies_over_the_cap_are_413_json(tmp_path: Path) -> None:
+    from nesyworld.experiments.studio.app import MAX_LEVEL_BODY
+
+    app = create_app([], levels_dir=tmp_path)
+    app.config["MAX_CONTENT_LENGTH"] = 1000
+    client = app.test_client()
+    response = client.post("/api/recordings/upload", data=b"{" * 2000)
+    assert response.status_code == 413 and response.is_json
+    big = b'{"base": "pogostick", "name": "x", "cells": [["' + b"a" * MAX_LEVEL_BODY + b'"]]}'
+    response = client.post("/api/level/derive", data=big, content_type="application/json")
+    assert response.status_code == 413 and response.is_json and response.get_json()["error"]
+
+
+def test_wrong_methods_and_paths_are_json(bare: FlaskClient) -> None:
+    for method, path in (("get", "/api/level/save"), ("delete", "/api/specs"),
+                         ("put", "/api/recordings/upload"), ("get", "/static/../app.py"),
+                         ("get", "/static/%00"), ("post", "/")):
+        response = getattr(bare, method)(path)
+        assert 400 <= response.status_code < 500 and response.is_json, (method, path)
+        assert "<html" not in response.get_data(as_text=True).lower()
+
+
+def test_a_level_opens_only_shipped_specs(bare: FlaskClient, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("name: TOP-SECRET-LINE\n")
+    level = bare.get("/api/level").get_json()["level"]
+    for base in (str(secret), "/etc/passwd", "../../domains/polycraft/specs/pogostick.yaml"):
+        response = bare.post("/api/level/derive", json={**level, "base": base})
+        body = response.get_data(as_text=True)
+        assert response.status_code == 422 and response.get_json()["where"] == "base"
+        assert "TOP-SECRET" not in body and "root:" not in body
+    assert not (tmp_path / "levels").exists()
+
+
+@pytest.mark.parametrize("change", [
+    {"cells": [["air"] * 129]}, {"cells": [["air"]] * 129}, {"base": 5}, {"name": ["x"]},
+    {"agents": {"main_1": [True, 1]}}, {"agents": {"main_1": [10**30, 1]}},
+    {"agents": {f"a{i}": [1, 1] for i in range(65)}},
+])
+def test_malformed_levels_are_422(bare: FlaskClient, change: dict) -> None:
+    level = bare.get("/api/level").get_json()["level"]
+    response = bare.post("/api/level/derive", json={**level, **change})
+    assert response.status_code == 422 and response.is_json and response.get_json()["error"]
+
+
+def test_a_bug_is_a_json_500_without_its_message(bare: FlaskClient,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import nesyworld.experiments.studio.app as studio_app
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ZeroDivisionError("TOP-SECRET file text")
+
+    monkeypatch.setattr(studio_app, "read_recording", broken)
+    response = bare.post("/api/recordings/upload", data=b"{}")
+    body = response.get_data(as_text=True)
+    assert response.status_code == 500 and response.is_json
+    assert "ZeroDivisionError" in response.get_json()["error"]
+    assert "TOP-SECRET" not in body and "Traceback" not in body
+
+
+def test_other_input_errors_are_422(bare: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A derivation or PDDL error from a level is bad input too: its first line, as JSON."""
+    import nesyworld.experiments.studio.app as studio_app
+    from nesyworld.symbolic.derivation.derive import DerivationError
+
+    def refuse(level: object) -> None:
+        raise DerivationError("cannot derive this level\nsecond line")
+
+    monkeypatch.setattr(studio_app, "derive_level", refuse)
+    level = bare.get("/api/level").get_json()["level"]
+    response = bare.post("/api/level/derive", json=level)
+    assert response.status_code == 422
+    assert response.get_json()["error"] == "cannot derive this level"
+
+
+def test_an_uploaded_file_name_is_cut_and_printable(bare: FlaskClient) -> None:
+    response = bare.post("/api/recordings/upload", data=b"\xff",
+                         headers={"X-File-Name": "a\tb" + "n" * 500})
+    assert response.status_code == 422
+    assert response.get_json()["where"] == "ab" + "n" * 118
