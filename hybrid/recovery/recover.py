@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from nesyworld.hybrid.execution.monitor import OperatorFailure
 from nesyworld.hybrid.recovery.env import (
@@ -26,6 +27,7 @@ from nesyworld.hybrid.recovery.env import (
     recovery_env_factory,
 )
 from nesyworld.hybrid.recovery.learned_operator import LearnedOperator, build_learned_operator
+from nesyworld.hybrid.recovery.recurrence import RecurrenceTest
 from nesyworld.hybrid.recovery.starts import (
     goal_reachable,
     relaxed_reachable,
@@ -43,6 +45,15 @@ from nesyworld.world.observations.builder import ObservationBuilder
 def recovery_observation_space(world: World, config: RecoveryEnvConfig) -> Any:
     """The observation space a recovery env of this world has."""
     return ObservationBuilder(world, world.main, config.observation).space
+
+
+RARE = "rare failure"
+"""How a recovery's error begins when the failure was too rare to learn from."""
+_RARE_VERDICTS: WeakKeyDictionary[KnowledgeBase, dict[tuple[Any, ...], str]] = (
+    WeakKeyDictionary())
+"""Failures each knowledge base (an agent's) measured rare: the agent tries a failed
+recovery again on a later map (HybridAgent, `attempts`), but the measurement would sample the
+same maps with the same knowledge and spend the same env steps to the same answer."""
 
 
 def _recovery_train_config() -> TrainConfig:
@@ -104,6 +115,13 @@ class RecoveryConfig:
     epochs rarely finds one in the rest of the budget, which it would spend whole (60,000
     steps, and nearly as many again in evaluation episodes that run to the horizon). On the
     Fence novelty a crafting table walled in a corner cost 110,752 env steps so, twice."""
+    recurrence: RecurrenceTest = field(default_factory=RecurrenceTest)
+    """When a failure is too rare to learn from: the fresh maps sampled for more starts
+    (`extra_maps`) also measure how often it recurs, and a failure they prove rarer than
+    `recurrence.bar` of maps is left to replanning (recurrence.py). On the Fence novelty the
+    operators it breaks only where fences wall a target in (the trader, the crafting
+    table: 0 and 2 of 16 maps) cost 92% of T_adapt at the paper's protocol, for one or two
+    points of success; `RecurrenceTest(max_maps=0)` learns from every failure."""
     finetune_lr: float = 1e-4
     """Learning rate when fine-tuning a learned operator that failed (lower than a fresh
     run's, so the policy adapts without forgetting)."""
@@ -216,10 +234,19 @@ class Recovery:
         extra: list[OperatorFailure] = []
         sampling_steps = 0
         if not tuning and s.extra_maps > 0:
-            sampled = sample_failure_starts(
-                world.spec, self.kb, failure, self._map_seeds(s.train.seed, failure, s.extra_maps),
-                planner=self.planner, skills=self.skills)
-            extra, sampling_steps = sampled.failures, sampled.env_steps
+            known = self._rare_before(failure)
+            if known:  # the same maps with the same knowledge: the same answer, unspent
+                return RecoveryOutcome(str(failure), None, 0, 0, time.perf_counter() - start,
+                                       False, False, False, error=known + " (measured "
+                                       "before, with the same knowledge)")
+            extra, sampling_steps, maps = self._sample(world, failure)
+            if s.recurrence.proven_rare(len(extra), maps):
+                verdict = (f"{RARE}: {s.recurrence.verdict(len(extra), maps)}; left to "
+                           "replanning")
+                _RARE_VERDICTS.setdefault(self.kb, {})[self._rare_key(failure)] = verdict
+                return RecoveryOutcome(str(failure), None, sampling_steps, 0,
+                                       time.perf_counter() - start, False, False, False,
+                                       error=verdict, extra_starts=len(extra))
         # no training from dead ends: only starts from which the goal is still reachable
         extra = [f for f in extra
                  if goal_reachable(world.spec, f.snapshot, self.planner) is not False]
@@ -269,6 +296,37 @@ class Recovery:
         uses = self.plan_uses(learned, failure)
         return self._outcome(failure, learned, result, checker.env_steps + sampling_steps,
                              start, tuning, uses, "", 0 if tuning else len(extra))
+
+    def _rare_key(self, failure: OperatorFailure) -> tuple[Any, ...]:
+        """What a recurrence measurement depends on: the operator, the run's maps (the
+        learner seed), the test, and the knowledge the sampling agent plans and acts with."""
+        return (failure.operator.name, self.config.train.seed, self.config.extra_maps,
+                self.config.recurrence,
+                tuple(sorted(e.operator.name for e in self.kb if e.status == "active")),
+                tuple(sorted(self.skills)))
+
+    def _rare_before(self, failure: OperatorFailure) -> str:
+        """The verdict when this knowledge base already measured the failure rare."""
+        return _RARE_VERDICTS.get(self.kb, {}).get(self._rare_key(failure), "")
+
+    def _sample(self, world: World, failure: OperatorFailure
+                ) -> tuple[list[OperatorFailure], int, int]:
+        """The failure met again on the run's fresh maps: (failures, env steps, maps). The
+        first `extra_maps` maps give the starts; a failure that looks rare on them is
+        sampled on further maps until `recurrence` can tell (recurrence.py)."""
+        s = self.config
+        found: list[OperatorFailure] = []
+        steps = maps = 0
+        more = s.extra_maps
+        while more:
+            seeds = self._map_seeds(s.train.seed, failure, maps + more)[maps:]
+            sampled = sample_failure_starts(world.spec, self.kb, failure, seeds,
+                                            planner=self.planner, skills=self.skills)
+            found += sampled.failures
+            steps += sampled.env_steps
+            maps += sampled.maps_tried
+            more = s.recurrence.more_maps(len(found), maps)
+        return found, steps, maps
 
     @staticmethod
     def _check_declared(world: World, failure: OperatorFailure, learned: LearnedOperator
