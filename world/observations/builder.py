@@ -245,7 +245,7 @@ class ObservationBuilder:
         the string is what a symbolic agent or a language model reads anyway.
         """
         names = self.world.types.names
-        props = _boolean_properties(self.world)
+        props = sorted(self.world.spec.property_names)
         longest = max(len(n) for n in names)
         # Widest line: "inventory(" + name + ")=" + the sign and digits of an int32.
         line = longest + len("inventory()=") + 11 + 1
@@ -280,14 +280,3 @@ class ObservationBuilder:
             }
         )
         return "\n".join(lines + held)
-
-
-def _boolean_properties(world: World) -> list[str]:
-    """Every property name a spec can set, so the Text space's length and charset cover it."""
-    out: set[str] = set()
-    for et in world.spec.entity_types.values():
-        out |= set(et.properties) | set(et.disabled_when)
-        for rule in (et.collect, et.use):
-            if rule is not None:
-                out |= set(rule.when) | set(rule.sets)
-    return sorted(out)

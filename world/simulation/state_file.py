@@ -137,7 +137,7 @@ def _state(f: Fields, d: dict[str, Any], world: World) -> WorldState:
         under=under,
         inventory=np.array(d["inventory"], dtype=np.int32).reshape(n, t),
         selected=np.array(d["selected"], dtype=np.int16).reshape(n),
-        props=_props(f, d["props"], (h, w), property_names(world)),
+        props=_props(f, d["props"], (h, w), world.spec.property_names),
         schedule=_schedule(f, d["schedule"], (h, w), last),
         step=f.integer(d["step"], "state.step", 0, MAX_STEP),
         gave_up=f.boolean(d["gave_up"], "state.gave_up"),
@@ -146,17 +146,6 @@ def _state(f: Fields, d: dict[str, Any], world: World) -> WorldState:
         damage=_damage(f, d.get("damage", []), (h, w)),
         fired=_fired(f, d.get("fired", []), len(spec.events)),
     )
-
-
-def property_names(world: World) -> frozenset[str]:
-    """Every property a cell can hold under this spec (defaults, conditions, rule effects)."""
-    out: set[str] = set()
-    for et in world.spec.entity_types.values():
-        out |= set(et.properties) | set(et.disabled_when)
-        for rule in (et.collect, et.use):
-            if rule is not None:
-                out |= set(rule.when) | set(rule.sets)
-    return frozenset(out)
 
 
 def _props(f: Fields, raw: Any, shape: tuple[int, int],

@@ -81,11 +81,7 @@ def normalise_types(rd: SpecReader, raw_types: dict[Any, Any], registry: Any
     out: dict[str, dict[str, Any]] = {}
     for name, raw in raw_types.items():
         path = ("entity_types", name)
-        raw = rd.mapping(raw, path, ENTITY_KEYS)
-        cls_name = rd.string(raw.get("class", "block"), (*path, "class"))
-        if cls_name not in registry:
-            raise rd.fail((*path, "class"), f"unknown entity class '{cls_name}'", found=cls_name,
-                          expected="one of " + ", ".join(registry.names()))
+        raw, cls_name = _entity_class(rd, raw, path, registry)
         default = dict(registry.get(cls_name).DEFAULTS).get("abstract", False)
         abstract = rd.boolean(raw.get("abstract", default), (*path, "abstract"))
         out[name] = {**raw, "abstract": abstract}
@@ -100,11 +96,7 @@ def parse_entity_types(rd: SpecReader, raw_types: dict[str, Any], registry: Any
     out: dict[str, EntityTypeSpec] = {}
     for name, raw in raw_types.items():
         path = ("entity_types", name)
-        raw = rd.mapping(raw, path, ENTITY_KEYS)
-        cls_name = rd.string(raw.get("class", "block"), (*path, "class"))
-        if cls_name not in registry:
-            raise rd.fail((*path, "class"), f"unknown entity class '{cls_name}'", found=cls_name,
-                          expected="one of " + ", ".join(registry.names()))
+        raw, cls_name = _entity_class(rd, raw, path, registry)
         defaults: dict[str, Any] = dict(registry.get(cls_name).DEFAULTS)
         merged = {**defaults, **raw}
         parents = merged.get("parents", [])
@@ -177,3 +169,14 @@ def parse_entity_types(rd: SpecReader, raw_types: dict[str, Any], registry: Any
                 seen.add(p)
                 stack.extend(out[p].parents)
     return out
+
+
+def _entity_class(rd: SpecReader, raw: Any, path: tuple[str, ...], registry: Any
+                  ) -> tuple[dict[str, Any], str]:
+    """An entity type's mapping and its registered class name (default "block")."""
+    raw = rd.mapping(raw, path, ENTITY_KEYS)
+    cls_name = rd.string(raw.get("class", "block"), (*path, "class"))
+    if cls_name not in registry:
+        raise rd.fail((*path, "class"), f"unknown entity class '{cls_name}'", found=cls_name,
+                      expected="one of " + ", ".join(registry.names()))
+    return raw, cls_name

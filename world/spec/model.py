@@ -240,6 +240,18 @@ class WorldSpec:
         """Types that can exist as things (not abstract categories), in declaration order."""
         return tuple(n for n, t in self.entity_types.items() if not t.abstract)
 
+    @property
+    def property_names(self) -> frozenset[str]:
+        """Every boolean property a cell can hold under this spec: the types' defaults and
+        disabling conditions, and what their collect and use rules test and set."""
+        out: set[str] = set()
+        for et in self.entity_types.values():
+            out |= set(et.properties) | set(et.disabled_when)
+            for rule in (et.collect, et.use):
+                if rule is not None:
+                    out |= set(rule.when) | set(rule.sets)
+        return frozenset(out)
+
     def ancestors(self, type_name: str) -> tuple[str, ...]:
         """All supertypes of a type, nearest first, without duplicates."""
         seen: list[str] = []
