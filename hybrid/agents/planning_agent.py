@@ -7,6 +7,7 @@ returning indices into the env's current action names.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -29,6 +30,7 @@ from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import PlanCache, Planner, PlanResult
 from nesyworld.world import World
 from nesyworld.world.actions.schema import INVENTORY
+from nesyworld.world.errors import SpecError
 
 
 @runtime_checkable
@@ -128,10 +130,18 @@ def pre_novelty_actions(kb: KnowledgeBase, world: World) -> tuple[str, ...]:
     if (source and not source.startswith("<") and source != world.spec.source) or (
             world.spec.novelties):
         try:
-            return World(source).action_names()
-        except Exception:  # the source moved or is unreadable: fall back to what is here
+            return spec_actions(source)
+        except (SpecError, OSError):  # the source moved or is unreadable: use what is here
             pass
     return world.action_names()
+
+
+@functools.lru_cache(maxsize=64)
+def spec_actions(source: str) -> tuple[str, ...]:
+    """The env actions of the world a spec file lays out. Cached: a hybrid agent asks at every
+    failure it tries to repair, and building the world each time (reading and checking the
+    spec) was most of a Fire run's wall time; a spec file does not change during a run."""
+    return tuple(World(source).action_names())
 
 
 class PlanningAgent:
