@@ -277,5 +277,8 @@ def _syntax_error(exc: yaml.YAMLError, file: str, text: str) -> SpecError:
         loc = Location(file, 1, 1)
     problem = getattr(exc, "problem", None) or type(exc).__name__
     problem = " ".join(str(problem).split())[:120]
+    if "nesting depth" in problem:  # libyaml's own cap (1,000) can fire before ours: read ahead
+        return SpecError("nesting too deep", location=loc,
+                         expected=f"at most {MAX_DEPTH} levels of mappings and lists")
     return SpecError(f"YAML syntax error: {problem}", location=loc,
                      expected="well-formed YAML")
