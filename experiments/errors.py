@@ -19,7 +19,6 @@ USER_ERRORS: tuple[tuple[str, str], ...] = (
     ("nesyworld.symbolic.pddl.errors", "PDDLError"),
     ("nesyworld.symbolic.derivation.derive", "DerivationError"),
     ("nesyworld.symbolic.derivation.schema_io", "UnsupportedConstruct"),
-    ("nesyworld.symbolic.kb_folder", "KnowledgeBaseError"),
     ("nesyworld.hybrid.recording.reader", "RecordingError"),
     ("nesyworld.learning.training.checkpoint", "CheckpointError"),
     ("nesyworld.learning.training.space_codec", "SpaceFormatError"),
