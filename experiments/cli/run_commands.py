@@ -39,8 +39,11 @@ def add_commands(sub: Any) -> None:
                         "agent's knowledge stays pre-novelty")
     p.add_argument("--mode", choices=["macro", "primitive"], default="macro",
                    help="planning agent: one-step macro actions, or skills of primitive moves")
-    p.add_argument("--planner", default="fast-downward",
-                   help="a registered planner (`nesyworld plan --help` lists them)")
+    p.add_argument("--planner", default="in-process",
+                   help="a registered planner (`nesyworld plan --help` lists them); "
+                        "in-process (default): milliseconds a plan, not proven optimal; "
+                        "fast-downward: proven optimal, about 0.3 s a plan, the planner of "
+                        "`nesyworld experiment` and the paper-protocol results")
     p.add_argument("--episodes", type=episodes, default=None,
                    help="episodes to run (default 1); for a hybrid agent, the frozen "
                         "evaluation episodes after adaptation (default 20)")
@@ -248,7 +251,7 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None) -> 
     if args.save:
         agent.save(args.save)
     summary = {"spec": env.unwrapped.world.spec.name, "agent": args.agent,
-               "novelties": args.novelty, **result.summary(),
+               "novelties": args.novelty, "planner": args.planner, **result.summary(),
                "learned_operators": sorted(agent.learned),
                "repaired_operators": sorted(e.operator.name for e in agent.kb
                                             if e.origin == "repaired")}
@@ -264,6 +267,7 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None) -> 
     table.add_column("value", justify="right")
     methods = [r.get("method", "learning") for r in result.recoveries]
     rows = [("protocol", f"light, run seed {args.seed} (docs/COUNTS.md)"),
+            ("planner", args.planner),
             ("verdict", summary["verdict"]),
             ("T_adapt (env steps in all)",
              f"{result.t_adapt:,}" if result.t_adapt is not None else "none: not adapted"),
