@@ -25,6 +25,7 @@ from tianshou.data.types import (
     RolloutBatchProtocol,
 )
 
+from nesyworld.learning.algorithms.eager_adam import eager_adam_class
 from nesyworld.learning.algorithms.networks import MaskedActor, ValueCritic
 from nesyworld.learning.config import PPOConfig
 
@@ -37,9 +38,10 @@ def foreach_adam(lr: float) -> TorchOptimizerFactory:
     Why: on CPU torch defaults to updating each parameter tensor in its own Python-level
     loop; with three layers per network that loop was a tenth of a minibatch-64 gradient
     step. The foreach update does the same arithmetic (bit-identical weights, checked in
-    tests/learning/test_fast_path.py), batched over the tensors.
+    tests/learning/test_fast_path.py), batched over the tensors. It is torch's Adam without
+    the import of torch's compiler (learning/algorithms/eager_adam.py).
     """
-    return TorchOptimizerFactory(torch.optim.Adam, lr=lr, foreach=True)
+    return TorchOptimizerFactory(eager_adam_class(), lr=lr, foreach=True)
 
 
 NO_GRAD_BATCH = 8192

@@ -101,13 +101,17 @@ def deferral_supported() -> bool:
             and hasattr(up_environment, "GLOBAL_ENVIRONMENT"))
 
 
-def reading_environment(environment: Environment | None = None) -> Environment:
-    """The environment to read into: `environment` when given, else UP's global environment,
-    which is made a :class:`DeferredFactoryEnvironment` when none exists yet (and
-    `deferral_supported`). Either way it is the one ``get_environment()`` returns afterwards."""
-    if environment is not None:
-        return environment
+def shared_environment() -> Environment:
+    """UP's global environment, made a :class:`DeferredFactoryEnvironment` when none exists
+    yet (and `deferral_supported`): the one ``get_environment()`` returns afterwards, so that
+    problems derived, read from files and built by users all compare equal and plan together,
+    and the engines load only when a planner, validator or compiler asks for them."""
     with _BUILD_LOCK:
         if up_environment.GLOBAL_ENVIRONMENT is None and deferral_supported():
             up_environment.GLOBAL_ENVIRONMENT = DeferredFactoryEnvironment()
     return up_environment.get_environment()
+
+
+def reading_environment(environment: Environment | None = None) -> Environment:
+    """The environment to read into: `environment` when given, else `shared_environment()`."""
+    return environment if environment is not None else shared_environment()

@@ -17,8 +17,6 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-import unified_planning.shortcuts as up
-from unified_planning.engines import PlanGenerationResultStatus as Status
 from unified_planning.model import Problem
 
 from nesyworld.symbolic.derivation.abstraction import SymbolicState
@@ -184,6 +182,11 @@ def _solve(info: PlannerInfo, problem: Problem, timeout: float) -> PlanResult:
         from nesyworld.symbolic.planning.in_process import solve_problem
 
         return _in_process(info.name, lambda: solve_problem(problem))
+    # The engines (and ConfigSpace and scipy with them: about a second) load only here, when
+    # a planner process is asked for; the in-process search never needs them.
+    import unified_planning.shortcuts as up
+    from unified_planning.engines import PlanGenerationResultStatus as Status
+
     start = time.perf_counter()
     try:
         with warnings.catch_warnings(), _private_cwd():

@@ -20,10 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import unified_planning.shortcuts as up
-from unified_planning.model import Fluent, InstantaneousAction, Object, Problem
+from unified_planning.model import Fluent, FNode, InstantaneousAction, Object, Problem
+from unified_planning.model.types import Type
 
 from nesyworld.symbolic.derivation.derive import Derivation, count_thresholds
+from nesyworld.symbolic.pddl.environment import shared_environment
 from nesyworld.world.actions.schema import (
     FACING,
     HOLDING,
@@ -37,7 +38,11 @@ from nesyworld.world.actions.schema import (
     SetFact,
 )
 
-up.get_environment().credits_stream = None
+# The shared environment, whose planning engines (a second of imports) load only when a
+# planner asks for them: deriving and grounding a task never does (symbolic/pddl/environment.py).
+_ENV = shared_environment()
+_ENV.credits_stream = None
+_EM, _TM = _ENV.expression_manager, _ENV.type_manager
 COUNT_FLUENTS = (WORLD, INVENTORY)
 LEVEL_TYPE = "count_level"
 
@@ -45,21 +50,21 @@ LEVEL_TYPE = "count_level"
 @dataclass
 class _Vocabulary:
     problem: Problem
-    types: dict[str, up.Type]
+    types: dict[str, Type]
     objects: dict[str, Object]
     facts: dict[str, Fluent]
 
 
 def _base(d: Derivation, name: str) -> _Vocabulary:
     problem = Problem(name)
-    types: dict[str, up.Type] = {}
+    types: dict[str, Type] = {}
     pending = list(d.types)
     while pending:  # parents before children, whatever order the spec listed them in
         ready = [n for n in pending if n.parent is None or n.parent in types]
         if not ready:
             raise ValueError(f"type hierarchy has no root for {[n.name for n in pending]}")
         for node in ready:
-            types[node.name] = up.UserType(node.name, types[node.parent] if node.parent
+            types[node.name] = _TM.UserType(node.name, types[node.parent] if node.parent
                                            else None)
         pending = [n for n in pending if n.name not in types]
     objects = {}
@@ -75,7 +80,7 @@ def _base(d: Derivation, name: str) -> _Vocabulary:
             problem.add_object(objects[name])
     facts = {}
     for pred in fact_predicates(d):
-        facts[pred] = Fluent(pred, up.BoolType(), x=root)
+        facts[pred] = Fluent(pred, _TM.BoolType(), x=root)
         problem.add_fluent(facts[pred], default_initial_value=False)
     init = d.initial
     problem.set_initial_value(facts[FACING](objects[init.names[init.facing]]), True)
@@ -110,7 +115,7 @@ def _predicates(op: OperatorSchema) -> set[str]:
             if isinstance(item, (Fact, SetFact))}
 
 
-def _root(d: Derivation, v: _Vocabulary) -> up.Type:
+def _root(d: Derivation, v: _Vocabulary) -> Type:
     return next(v.types[n.name] for n in d.types if n.parent is None)
 
 
@@ -119,14 +124,14 @@ def _params(action_name: str, op: OperatorSchema, v: _Vocabulary) -> Instantaneo
     return InstantaneousAction(action_name, **params)
 
 
-def _arg(action: InstantaneousAction, v: _Vocabulary, name: str) -> up.FNode | Object:
+def _arg(action: InstantaneousAction, v: _Vocabulary, name: str) -> FNode | Object:
     if name.startswith("?"):
         return action.parameter(name.lstrip("?"))
     return v.objects[name]
 
 
 def _fact_conditions(
-    action: InstantaneousAction, op: OperatorSchema, v: _Vocabulary, counts: list[up.FNode]
+    action: InstantaneousAction, op: OperatorSchema, v: _Vocabulary, counts: list[FNode]
 ) -> None:
     """Add the precondition (one conjunction, as a PDDL reader builds it, so a written and
     re-read problem is equal to this one) and the fact effects."""
@@ -134,35 +139,35 @@ def _fact_conditions(
     for c in op.preconditions:
         if isinstance(c, Fact):
             atom = v.facts[c.predicate](*(_arg(action, v, a) for a in c.args))
-            conditions.append(up.Not(atom) if c.negated else atom)
+            conditions.append(_EM.Not(atom) if c.negated else atom)
         elif isinstance(c, Distinct):
-            conditions.append(up.Not(up.Equals(_arg(action, v, c.left),
+            conditions.append(_EM.Not(_EM.Equals(_arg(action, v, c.left),
                                                _arg(action, v, c.right))))
     if len(conditions) == 1:
         action.add_precondition(conditions[0])
     elif conditions:
-        action.add_precondition(up.And(conditions))
+        action.add_precondition(_EM.And(conditions))
     for positive in (False, True):
         for e in op.effects:
             if isinstance(e, SetFact) and e.value is positive:
                 atom = v.facts[e.predicate](*(_arg(action, v, a) for a in e.args))
                 if e.when:  # a conditional effect (what opening a door reaches)
-                    action.add_effect(atom, positive, condition=up.And(
+                    action.add_effect(atom, positive, condition=_EM.And(
                         [_fact(action, v, c) for c in e.when]))
                 else:
                     action.add_effect(atom, positive)
 
 
-def _fact(action: InstantaneousAction, v: _Vocabulary, c: Fact) -> up.FNode:
+def _fact(action: InstantaneousAction, v: _Vocabulary, c: Fact) -> FNode:
     atom = v.facts[c.predicate](*(_arg(action, v, a) for a in c.args))
-    return up.Not(atom) if c.negated else atom
+    return _EM.Not(atom) if c.negated else atom
 
 
 def numeric_problem(d: Derivation, name: str | None = None) -> Problem:
     """The task with integer count fluents (the paper's form)."""
     v = _base(d, name or d.name)
     root = _root(d, v)
-    counts = {f: Fluent(f, up.RealType(), x=root) for f in COUNT_FLUENTS}
+    counts = {f: Fluent(f, _TM.RealType(), x=root) for f in COUNT_FLUENTS}
     for f in counts.values():
         v.problem.add_fluent(f, default_initial_value=0)
     for fluent, values in ((WORLD, d.initial.world), (INVENTORY, d.initial.inventory)):
@@ -172,7 +177,7 @@ def numeric_problem(d: Derivation, name: str | None = None) -> Problem:
     for op in d.operators:
         action = _params(op.name, op, v)
         _fact_conditions(action, op, v, [
-            up.GE(counts[c.fluent](_arg(action, v, c.arg)), c.value)
+            _EM.GE(counts[c.fluent](_arg(action, v, c.arg)), c.value)
             for c in op.preconditions if isinstance(c, CountAtLeast)])
         for e in op.effects:
             if isinstance(e, CountChange):
@@ -183,7 +188,7 @@ def numeric_problem(d: Derivation, name: str | None = None) -> Problem:
                     action.add_decrease_effect(target, -e.delta)
         v.problem.add_action(action)
     for item, n in sorted(d.goal.items()):
-        v.problem.add_goal(up.GE(counts[INVENTORY](v.objects[item]), n))
+        v.problem.add_goal(_EM.GE(counts[INVENTORY](v.objects[item]), n))
     return v.problem
 
 
@@ -249,12 +254,12 @@ def classical_problem(
     v = _base(d, name or d.name)
     caps = dict(caps if caps is not None else count_caps(d))
     top = max(caps.values(), default=1)
-    level_type = up.UserType(LEVEL_TYPE)
+    level_type = _TM.UserType(LEVEL_TYPE)
     levels = [Object(f"n{k}", level_type) for k in range(1, top + 1)]
     v.problem.add_objects(levels)
     root = _root(d, v)
     ladders = {
-        f: Fluent(f"{f}_geq", up.BoolType(), x=root, n=level_type)
+        f: Fluent(f"{f}_geq", _TM.BoolType(), x=root, n=level_type)
         for f in COUNT_FLUENTS
         if any(k[0] == f for k in caps)
     }
@@ -263,7 +268,7 @@ def classical_problem(
     for fluent, item, k in _rungs(d, caps):
         v.problem.set_initial_value(ladders[fluent](v.objects[item], levels[k - 1]), True)
 
-    def geq(fluent: str, item: up.FNode | Object, k: int) -> up.FNode:
+    def geq(fluent: str, item: FNode | Object, k: int) -> FNode:
         return ladders[fluent](item, levels[k - 1])
 
     for op in d.operators:
@@ -286,9 +291,8 @@ def classical_problem(
                 elif k - d_ > cap:
                     action.add_effect(geq(e.fluent, item, k), False)
                 else:
-                    action.add_effect(
-                        geq(e.fluent, item, k), False, condition=up.Not(geq(e.fluent, item, k - d_))
-                    )
+                    action.add_effect(geq(e.fluent, item, k), False,
+                                      condition=_EM.Not(geq(e.fluent, item, k - d_)))
         v.problem.add_action(action)
     for item, n in sorted(d.goal.items()):
         if n > 0:  # "at least 0" holds always; the ladder has no rung 0
