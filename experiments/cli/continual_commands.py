@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from nesyworld.experiments.cli.arguments import output_dir
+from nesyworld.experiments.cli.logdir_option import add_logdir_argument, training_logs
 
 
 def add_commands(sub: Any) -> None:
@@ -26,6 +27,7 @@ def add_commands(sub: Any) -> None:
                    help="results directory (default results/continual_<name>/)")
     p.add_argument("--json", action="store_true",
                    help="print the summary as one JSON object, without progress lines")
+    add_logdir_argument(p)
     p.set_defaults(handler=cmd_continual)
 
 
@@ -51,7 +53,8 @@ def cmd_continual(args: argparse.Namespace) -> int:
         console.print(f"seed {rec.seed} {after}: {rates} ({rec.wall_seconds:.1f} s)",
                       highlight=False)
 
-    records = run_continual(config, out, progress)
+    with training_logs(args.logdir):
+        records = run_continual(config, out, progress)
     summary = summarize(config, records)
     files = {"json": str(out / "continual.json")}
     if "mean_matrix" in summary:

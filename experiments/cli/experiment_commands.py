@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from nesyworld.experiments.cli.arguments import UsageError, output_dir, output_file, whole
+from nesyworld.experiments.cli.logdir_option import add_logdir_argument, training_logs
 from nesyworld.hybrid.seeding.scheme import RUNS
 
 
@@ -48,6 +49,7 @@ def add_commands(sub: Any) -> None:
                    help=argparse.SUPPRESS)  # for tests and alternative protocols
     p.add_argument("--json", action="store_true",
                    help="print the summary as one JSON object, without the progress display")
+    add_logdir_argument(p)
     p.set_defaults(handler=cmd_experiment)
 
     r = sub.add_parser(
@@ -92,9 +94,10 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     if args.report is not None:
         output_dir(args.report)
     try:
-        records = run_experiment(config, out, run_fn=args.run_fn or DEFAULT_RUN_FN,
-                                 backend=backend, address=args.address,
-                                 progress=not args.json)
+        with training_logs(args.logdir):  # the spawned workers inherit the log root
+            records = run_experiment(config, out, run_fn=args.run_fn or DEFAULT_RUN_FN,
+                                     backend=backend, address=args.address,
+                                     progress=not args.json)
     except RunnerError as err:  # a sweep that cannot start or go on: the message says why
         raise UsageError(str(err)) from err
     errors = [r["key"] for r in records if r.get("status") != "ok"]

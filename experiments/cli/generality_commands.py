@@ -15,6 +15,7 @@ from nesyworld.experiments.cli.arguments import (
     output_file,
     run_seed,
 )
+from nesyworld.experiments.cli.logdir_option import add_logdir_argument, training_logs
 from nesyworld.experiments.cli.output import LazyConsole
 from nesyworld.hybrid.agents.names import HYBRID_AGENTS
 
@@ -44,6 +45,7 @@ def add_commands(sub: Any) -> None:
                    help="JSON-lines records, one per case; a rerun resumes from it (default: "
                    "results/generality.jsonl, or results/generality_<suite>.jsonl)")
     p.add_argument("--json", action="store_true", help="print the records and tally as JSON")
+    add_logdir_argument(p)
     p.set_defaults(handler=cmd_generality)
 
 
@@ -64,7 +66,8 @@ def cmd_generality(args: argparse.Namespace) -> int:
         console.print(f"[{i}/{n}] {record['case']}: {record['how']}, S_post "
                       f"{record['s_post']:.2f} ({record['wall_seconds']:.0f} s)")
 
-    records = run_suite(novelties, config, out, on_case=progress)
+    with training_logs(args.logdir):  # each recovery's training
+        records = run_suite(novelties, config, out, on_case=progress)
     if args.json:
         print(json.dumps({"records": records, "tally": tally(records)}, indent=2))
     else:

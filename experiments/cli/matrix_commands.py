@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from nesyworld.experiments.cli.arguments import output_file
+from nesyworld.experiments.cli.logdir_option import add_logdir_argument, training_logs
 
 
 def add_commands(sub: Any) -> None:
@@ -29,6 +30,7 @@ def add_commands(sub: Any) -> None:
                         "CSV and PNGs go beside it")
     p.add_argument("--json", action="store_true",
                    help="print the tables as one JSON object, without progress")
+    add_logdir_argument(p)
     p.set_defaults(handler=cmd_matrix)
 
 
@@ -52,7 +54,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         shown = (f"{record['success_rate']:.2f}" if status == "ok" else status)
         console.print(f"[{done}/{total}] {record['key']}: {shown}", highlight=False)
 
-    records = run_matrix(config, out, progress)
+    with training_logs(args.logdir):
+        records = run_matrix(config, out, progress)
     tables = matrix_tables(config, records)
     na = na_reasons(records)
     csv_path = write_csv(tables, set(na), out.with_suffix(".csv"))

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from nesyworld.experiments.cli.arguments import UsageError, count, episodes, run_seed, whole
+from nesyworld.experiments.cli.logdir_option import add_logdir_argument, training_logs
 
 MAX_ROUNDS = 100
 """Each round reserves 20,000 learner-env map seeds of the run (experiments/multiagent/run.py),
@@ -28,6 +29,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--episodes", type=episodes, default=20, help="evaluation episodes")
     p.add_argument("--seed", type=run_seed, default=0, help="the run seed (default 0)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    add_logdir_argument(p)
     p.set_defaults(handler=cmd_multiagent)
 
 
@@ -52,7 +54,8 @@ def cmd_multiagent(args: argparse.Namespace) -> int:
     def progress(rnd: int, learner: str, steps: int) -> None:
         console.print(f"round {rnd + 1}/{config.rounds}: training {learner} for {steps} steps")
 
-    result = train_multiagent(spec, config, on_phase=progress)
+    with training_logs(args.logdir):
+        result = train_multiagent(spec, config, on_phase=progress)
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:

@@ -43,14 +43,15 @@ def cmd_novelties(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(rows, indent=1) + "\n")
         return 0
-    from rich.table import Table
+    from nesyworld.experiments.protocol.terminal_tables import FittedTable
 
-    table = Table(title="shipped novelties (descriptions: --json or the files)")
-    for col in ("name", "domain", "category", "level", "inject"):
-        table.add_column(col)
-    for r in rows:
-        table.add_row(*(r[c] for c in ("name", "domain", "category", "level", "inject")))
-    console.print(table)
+    # names are what a user types: the table keeps them whole at any width (down to 80
+    # columns, where two multi_interact_... rows were cut to the same text) and wraps the rest
+    columns = ("name", "domain", "category", "level", "inject")
+    console.print(FittedTable(
+        headers=columns, cells=[[r[c] for c in columns] for r in rows],
+        title="shipped novelties (descriptions: --json or the files)",
+        whole_columns=("name", "domain")))
     return 0
 
 

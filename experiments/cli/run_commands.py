@@ -16,6 +16,7 @@ from nesyworld.experiments.cli.arguments import (
     output_file,
     run_seed,
 )
+from nesyworld.experiments.cli.logdir_option import add_logdir_argument, training_logs
 from nesyworld.experiments.cli.output import LazyConsole
 from nesyworld.hybrid.agents.names import HYBRID_AGENTS
 
@@ -73,6 +74,7 @@ def add_commands(sub: Any) -> None:
                         "`nesyworld studio`; `nesyworld replay` re-checks it when no novelty "
                         "changed the world")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    add_logdir_argument(p)
     p.set_defaults(handler=cmd_run)
 
 
@@ -150,7 +152,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                              "--novelty, and takes none of --record, --kb, --save, --budget")
         from nesyworld.experiments.cli.paper_run import cmd_run_paper
 
-        return cmd_run_paper(args)
+        with training_logs(args.logdir):
+            return cmd_run_paper(args)
     check_paths(args)
     env: Any = NesyGridEnv(args.spec, render_mode="ansi" if args.render else None)
     if args.novelty:  # on their schedule: before an episode, or at a step mid-episode
@@ -159,7 +162,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.record:
         env = recorder = EpisodeRecorder(env, args.record, novelties=args.novelty)
     if args.agent in HYBRID:
-        return cmd_run_hybrid(args, env, recorder)
+        with training_logs(args.logdir):
+            return cmd_run_hybrid(args, env, recorder)
     args.episodes = 1 if args.episodes is None else args.episodes
     verbose = not args.json and args.episodes == 1
     agent = make_agent(args, env, verbose)
@@ -201,6 +205,8 @@ def check_paths(args: argparse.Namespace) -> None:
     exists (`--save` makes its folder)."""
     if args.record:
         output_file(args.record)
+    if args.logdir and args.agent not in HYBRID:
+        raise UsageError("--logdir: only a hybrid --agent trains (each recovery is logged)")
     if args.save:
         if args.agent not in HYBRID:
             raise UsageError("--save: only a hybrid --agent learns a knowledge base to save")
@@ -221,7 +227,12 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None) -> 
     if recorder is not None:
         recorder.agent = agent
     detail = {"all": True}  # every event in the first episode; after it, what matters
-    shown = agent.on_event
+    progress = None
+    if agent.on_event is not None:  # a live bar while a recovery learns
+        from nesyworld.experiments.cli.recovery_progress import RecoveryProgress
+
+        progress = RecoveryProgress(agent.on_event)
+    shown = progress
 
     def on_event(event: Any) -> None:
         if detail["all"] or event.kind in ("failure", "recovery", "learning", "learned",
@@ -245,9 +256,13 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None) -> 
             console.print(f"[bold]evaluating the adapted agent, frozen, on {episodes} "
                           "episodes[/bold]")
 
-    result = adapt_and_evaluate(env, agent, seed=args.seed, max_episodes=args.adapt_episodes,
-                                eval_episodes=episodes, before_evaluation=quiet,
-                                on_episode=on_episode)
+    try:
+        result = adapt_and_evaluate(env, agent, seed=args.seed,
+                                    max_episodes=args.adapt_episodes, eval_episodes=episodes,
+                                    before_evaluation=quiet, on_episode=on_episode)
+    finally:
+        if progress is not None:
+            progress.close()
     if args.save:
         agent.save(args.save)
     summary = {"spec": env.unwrapped.world.spec.name, "agent": args.agent,

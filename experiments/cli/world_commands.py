@@ -159,50 +159,24 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-KEYS = {"w": "move_forward", "s": "move_backward", "a": "move_left", "d": "move_right",
-        "q": "rotate_left", "e": "rotate_right", "b": "break", "c": "collect", "u": "use",
-        "p": "place", "n": "nop"}
-
-
 def cmd_play(args: argparse.Namespace) -> int:
+    """Keys without Enter and a frame redrawn in place at a terminal; from a pipe (stdin not
+    a terminal), one command a line and the frames printed in turn."""
+    from rich.console import Console
+
+    from nesyworld.experiments.terminal_play import line_commands, play, terminal_keys
     from nesyworld.world import Recorder, World
 
     if args.record:  # before the game: a recording that cannot be saved would be lost
         output_file(args.record)
     world = World(args.spec, seed=args.seed)
     rec = Recorder(world, args.seed)
-    names = world.action_names()
-    keys = {k: v for k, v in KEYS.items() if v in names}
-    help_text = ("keys: " + " ".join(f"{k}={v}" for k, v in keys.items())
-                 + "; a number or an action name for any action; ? lists them; x quits")
-    print(help_text)
-    while True:
-        print(draw(world))
-        print(world.describe())
-        if world.goal_reached():
-            print("goal reached!")
-            break
-        if world.state.gave_up or world.state.step >= world.spec.max_steps:
-            print("episode over")
-            break
-        try:
-            cmd = input("> ").strip()
-        except EOFError:
-            break
-        if cmd in ("x", "quit", "exit"):
-            break
-        if cmd == "?":
-            for i, n in enumerate(names):
-                print(f"{i:3d} {n}")
-            continue
-        action = keys.get(cmd, cmd)
-        if action.isdigit() and int(action) < len(names):
-            action = names[int(action)]
-        if action not in names:
-            print(f"unknown action '{cmd}'. {help_text}")
-            continue
-        outcome = rec.step(action)
-        print(f"{action}: " + ("ok" if outcome.ok else f"refused ({outcome.reason})"))
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    keys = terminal_keys(sys.stdin) if interactive else line_commands(sys.stdin)
+    try:
+        play(world, keys, Console(), rec, live=interactive)
+    except KeyboardInterrupt:
+        print("interrupted")
     if args.record:
         rec.trajectory.save(args.record)
         print(f"trajectory saved to {args.record}")

@@ -8,9 +8,10 @@ a JSON 500 that names the exception's type only (no traceback, no message: eithe
 a file).
 
 What it opens: recordings named on the command line (listed by name, never by a path from the
-request), the shipped specs by name, its own static files; it writes only `<levels_dir>/
-<level name>.yaml`. Request bodies are capped (MAX_UPLOAD for a recording, MAX_LEVEL_BODY for a
-level) and answered 413 beyond that.
+request), the shipped specs and novelties by name, its own static files; it writes only
+`<levels_dir>/<level name>.yaml` and games played in the page, `<levels_dir>/<name>.json`.
+Request bodies are capped (MAX_UPLOAD for a recording, MAX_LEVEL_BODY for a level or a game
+request) and answered 413 beyond that.
 """
 
 from __future__ import annotations
@@ -32,7 +33,10 @@ from nesyworld.experiments.studio.levels import (
     derive_level,
     level_of,
     palette,
+    plan_level,
+    with_tile_colors,
 )
+from nesyworld.experiments.studio.play import KEYS, Games, PlayError, save_recording
 from nesyworld.hybrid.recording.reader import RecordingError, read_recording
 from nesyworld.world.errors import SpecError
 
@@ -68,6 +72,16 @@ def create_app(recordings: list[str | Path] | None = None,
     app.config["MAX_CONTENT_LENGTH"] = MAX_UPLOAD
     roots = [Path(p) for p in (recordings or [])]
     out = Path(levels_dir)
+    games = Games()
+    saved: list[Path] = []  # games saved from the page: listed with the recordings
+
+    def listed() -> dict[str, Path]:
+        return find_recordings([*roots, *saved])
+
+    def shown(rec: Any) -> Any:
+        data = asdict(rec)
+        data["types"] = with_tile_colors(data["types"])
+        return jsonify(data)
 
     def problem(status: int, message: str, where: str = "", expected: str = "") -> Any:
         return jsonify(error=message, where=where, expected=expected), status
@@ -82,6 +96,10 @@ def create_app(recordings: list[str | Path] | None = None,
 
     @app.errorhandler(LevelError)
     def bad_level(exc: LevelError) -> Any:
+        return problem(422, exc.message, exc.where, exc.expected)
+
+    @app.errorhandler(PlayError)
+    def bad_move(exc: PlayError) -> Any:
         return problem(422, exc.message, exc.where, exc.expected)
 
     @app.errorhandler(SpecError)
@@ -126,21 +144,27 @@ def create_app(recordings: list[str | Path] | None = None,
 
     @app.get("/api/recordings")
     def list_recordings() -> Any:
-        return jsonify([{"name": n, "path": str(p)} for n, p in find_recordings(roots).items()])
+        return jsonify([{"name": n, "path": str(p)} for n, p in listed().items()])
 
     @app.get("/api/recordings/<name>")
     def open_recording(name: str) -> Any:
-        files = find_recordings(roots)
+        files = listed()
         if name not in files:
             return problem(404, f"no recording named '{name}'", name,
                            f"one of {sorted(files)}" if files else "a recording file")
-        return jsonify(asdict(read_recording(files[name])))
+        return shown(read_recording(files[name]))
 
     @app.post("/api/recordings/upload")
     def upload_recording() -> Any:
         name = request.headers.get("X-File-Name") or "upload.json"
         name = "".join(c for c in name if c.isprintable())[:FILE_NAME_CHARS] or "upload.json"
-        return jsonify(asdict(read_recording(request.get_data(), name=name)))
+        return shown(read_recording(request.get_data(), name=name))
+
+    @app.get("/api/novelties")
+    def novelties() -> Any:
+        from nesyworld.domains import shipped_novelties
+
+        return jsonify(sorted(shipped_novelties()))
 
     @app.get("/api/specs")
     def specs() -> Any:
@@ -168,32 +192,103 @@ def create_app(recordings: list[str | Path] | None = None,
         return jsonify(level=asdict(level), palette=colors, agent_glyphs=glyphs)
 
     @app.post("/api/level/derive")
-    def derive() -> Any:
-        return jsonify(derive_level(_posted_level()))
+    def derive() -> Any:  # the validity check: it loads, and the goal can be reached
+        return jsonify(plan_level(_posted_level()))
 
-    @app.post("/api/level/save")
-    def save() -> Any:
-        level = _posted_level()
+    def save_level(level: Level) -> tuple[Path, dict[str, str]]:
         derived = derive_level(level)  # only a level that loads is saved
         if not NAME.match(level.name):  # derive_level checked it; the file name relies on it
-            return problem(422, f"bad level name '{level.name}'")
+            raise LevelError(f"bad level name '{level.name}'")
         out.mkdir(parents=True, exist_ok=True)
         path = out / f"{level.name}.yaml"
         path.write_text(derived["yaml"])
+        return path, derived
+
+    @app.post("/api/level/save")
+    def save() -> Any:
+        path, derived = save_level(_posted_level())
         return jsonify(path=str(path.resolve()), **derived)
 
+    # --- playing in the page (play.py) -----------------------------------------------------
+    @app.post("/api/play/new")
+    def new_game() -> Any:
+        """A game on a shipped spec, or on the posted level (saved first: a trajectory names
+        its spec's file, so the game can be replayed later)."""
+        from nesyworld.domains import shipped_specs
+
+        data = _posted_json()
+        seed = data.get("seed", 0)
+        if type(seed) is not int or not 0 <= seed < 2**32:
+            raise PlayError("bad seed", "seed", "a whole number from 0 to 2**32 - 1")
+        if isinstance(data.get("level"), dict):
+            path, _ = save_level(_level_of(data["level"]))
+            spec = str(path.resolve())
+        else:
+            spec = str(data.get("spec", "pogostick"))
+            if spec not in shipped_specs():
+                raise PlayError(f"no shipped spec named '{spec[:80]}'", "spec",
+                                "a shipped spec name (GET /api/specs lists them)")
+        gid, game = games.new(spec, seed)
+        return jsonify(id=gid, keys=KEYS, **game.view())
+
+    @app.post("/api/play/<gid>/<verb>")
+    def play(gid: str, verb: str) -> Any:
+        from nesyworld.domains import shipped_novelties
+
+        game = games.get(gid)
+        data = _posted_json()
+        with game.lock:
+            if verb == "act":
+                game.act(str(data.get("action", ""))[:200])
+            elif verb == "agent":
+                game.agent_step()
+            elif verb == "novelty":
+                name = str(data.get("name", ""))
+                if name not in shipped_novelties():
+                    raise PlayError(f"no shipped novelty named '{name[:80]}'", "name",
+                                    "a shipped novelty (GET /api/novelties lists them)")
+                game.inject(name)
+            elif verb == "save":
+                name = str(data.get("name", ""))
+                if not NAME.match(name):
+                    raise PlayError(f"bad recording name '{name[:80]}'", "name",
+                                    "a letter, then letters, digits, _ or - (64 at most)")
+                path = out / f"{name}.json"
+                answer = save_recording(game, path)
+                if path not in saved:
+                    saved.append(path)
+                return jsonify(answer)
+            else:
+                return problem(404, f"no such game request '{verb[:20]}'", "request",
+                               "act, agent, novelty or save")
+            return jsonify(id=gid, **game.view())
+
     return app
+
+
+def _posted_json() -> dict[str, Any]:
+    """The request's small JSON object body (MAX_LEVEL_BODY at most)."""
+    request.max_content_length = MAX_LEVEL_BODY
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise PlayError("the request body is not a JSON object", "request", "a JSON object")
+    return data
 
 
 def _posted_level() -> Level:
     """The level in the request's JSON body, on a shipped spec (never a path: the studio opens
     no other spec file); LevelError otherwise, 413 for a body over MAX_LEVEL_BODY."""
-    from nesyworld.domains import shipped_specs
-
     request.max_content_length = MAX_LEVEL_BODY
     data = request.get_json(silent=True)
     if data is None:
         raise LevelError("the request body is not JSON", "request", "a JSON level")
+    return _level_of(data)
+
+
+def _level_of(data: Any) -> Level:
+    """A level from its JSON, on a shipped spec."""
+    from nesyworld.domains import shipped_specs
+
     level = Level.from_json(data)
     if level.base not in shipped_specs():
         raise LevelError(f"no shipped spec named '{level.base[:80]}'", "base",

@@ -18,8 +18,11 @@ import yaml
 
 from nesyworld.symbolic.derivation.derive import derive
 from nesyworld.symbolic.pddl.writer import write_pddl
+from nesyworld.symbolic.planning.planners import Planner
 from nesyworld.world import World
 from nesyworld.world.errors import SpecError
+from nesyworld.world.observations.rgb_view import type_colors
+from nesyworld.world.simulation.pathfinding import dilate4, reachable
 from nesyworld.world.spec.loader import load_document, load_spec
 
 LEVEL_FILE = "level.yaml"
@@ -29,6 +32,11 @@ MAX_SIDE = 128
 """The most rows, and cells per row, a level may have: 8x the shipped maps' side, and small
 enough that deriving its PDDL answers in about a second."""
 MAX_AGENTS = 64
+PLANNER = "in-process"
+"""The planner behind the editor's Plan button: the fast one, in this process."""
+PLAN_NODES = 200_000
+"""The most states the Plan button's search expands: a painted level answers in seconds."""
+APPROACH = "approach_"
 
 
 class LevelError(ValueError):
@@ -81,14 +89,23 @@ def palette(base: str) -> list[dict[str, Any]]:
     inventory-only items)."""
     spec = load_spec(base)
     world = World(spec)
+    rgb = type_colors(world.types.names, world.types.colors)
     out = []
     for i, name in enumerate(world.types.names):
         t = spec.entity_types[name]
         if t.cls in ("actor", "category") or (t.cls == "item" and not t.placeable):
             continue
         out.append({"name": name, "glyph": world.types.glyphs[i],
-                    "color": list(t.color) if t.color else None, "class": t.cls})
+                    "color": list(t.color) if t.color else None, "rgb": list(rgb[i]),
+                    "class": t.cls})
     return out
+
+
+def with_tile_colors(types: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A recording's type table with each type's tile colour (`rgb`) from the RGB renderer's
+    palette, so the page draws no colour of its own."""
+    rgb = type_colors([t["name"] for t in types], [t.get("color") for t in types])
+    return [{**t, "rgb": list(c)} for t, c in zip(types, rgb, strict=True)]
 
 
 def agent_glyphs(base: str) -> dict[str, str]:
@@ -166,6 +183,51 @@ def derive_level(level: Level) -> dict[str, str]:
         raise LevelError(exc.message + (f" (at '{exc.key_path}')" if exc.key_path else ""),
                          where, exc.expected) from exc
     return {"yaml": text, "domain": domain, "problem": problem}
+
+
+def plan_level(level: Level) -> dict[str, Any]:
+    """The level checked as the agent will meet it: its PDDL, a plan from the project's
+    planner, and whether the agent can walk to what that plan approaches. The abstraction
+    does not model the map's walls, so a walled-in agent still has a symbolic plan; the walk
+    check on the laid-out map is what tells the user the goal is out of reach."""
+    derived = derive_level(level)
+    spec = load_spec(derived["yaml"])
+    with Planner(PLANNER, max_nodes=PLAN_NODES) as planner:
+        result = planner.plan(derive(spec))
+    steps = [str(s) for s in result.steps]
+    out: dict[str, Any] = {**derived, "status": result.status, "plan": steps,
+                           "seconds": round(result.seconds, 3), "reachable": result.ok,
+                           "why": ""}
+    if not result.ok:
+        out["why"] = (f"the planner ({PLANNER}) finds no plan: " + (
+            "the goal cannot be reached with the operators the spec derives"
+            if result.status == "unsolvable" else
+            f"it gave up ({result.message or 'search limit'})"))
+        return out
+    blocked = unreachable_target(spec, steps)
+    if blocked:
+        out["reachable"], out["why"] = False, blocked
+    return out
+
+
+def unreachable_target(spec: Any, steps: list[str]) -> str:
+    """Why the main agent cannot walk to a type the plan approaches, or "" when it can."""
+    world = World(spec)
+    world.reset(0)
+    st = world.state
+    start = (int(st.pos[world.main, 0]), int(st.pos[world.main, 1]))
+    near = dilate4(reachable(world.passable_mask(), start))
+    names = world.types.names
+    for k, step in enumerate(steps):
+        op = step.split("(")[0]
+        target = op[len(APPROACH):] if op.startswith(APPROACH) else ""
+        if target not in names:
+            continue
+        cells = st.grid == names.index(target)
+        if not (cells & near).any():
+            return (f"the goal is unreachable: the agent at row {start[0]}, column "
+                    f"{start[1]} cannot walk to any {target} (plan step {k + 1}, {step})")
+    return ""
 
 
 class _BlockDumper(yaml.SafeDumper):

@@ -109,6 +109,11 @@ class HybridAgent(PlanningAgent):
         """Env steps spent recovering: verifying repairs, training and checking rollouts."""
         return sum(r.env_steps for r in self.recoveries)
 
+    def _learning_starts(self, operator: str) -> dict[str, Any]:
+        """The data of the event that announces a learning: a display starts its progress
+        bar from it (steps out of `budget`) before the slow first epoch."""
+        return {"learning": operator, "budget": self.recovery_config.train.step_budget}
+
     def _on_epoch(self, record: EpochRecord) -> None:
         self.emit("learning", f"epoch {record.epoch}: {record.steps} steps, success "
                   f"{record.success_rate:.2f}, reward {record.mean_reward:.1f}, "
@@ -183,7 +188,7 @@ class HybridAgent(PlanningAgent):
         if self._gave_up.get(name, 0) >= self.recovery_config.attempts:
             return False
         self.emit("recovery", f"learning to obtain {item}: the knowledge base has no plan "
-                  f"and cannot obtain {item} from here")
+                  f"and cannot obtain {item} from here", **self._learning_starts(name))
         # a bridge has no failed operator to meet again on other maps
         return self._learn(failure, None, replace(self.recovery_config, extra_maps=0))
 
@@ -209,9 +214,10 @@ class HybridAgent(PlanningAgent):
         self.learned[learned.name] = learned
         self.emit("learned", f"{learned.name} after {outcome.env_steps} env steps in all "
                   f"({outcome.learning_steps} learning, {outcome.evaluation_steps} "
-                  f"evaluation; {outcome.wall_seconds:.1f} s); a fresh plan uses it: "
-                  f"{outcome.plan_uses_it}", pddl=operator_pddl(self.kb, learned.name),
-                  **outcome.summary())
+                  f"evaluation; {outcome.wall_seconds:.1f} s); "
+                  + ("a fresh plan uses it" if outcome.plan_uses_it
+                     else "a fresh plan does not use it yet"),
+                  pddl=operator_pddl(self.kb, learned.name), **outcome.summary())
         return True
 
     def on_failure(self, failure: OperatorFailure) -> Iterator[str]:
@@ -241,10 +247,12 @@ class HybridAgent(PlanningAgent):
                           "replans around it")
                 return iter(())
             self._tuned[name] = self._tuned.get(name, 0) + 1
-            self.emit("recovery", f"fine-tuning {previous.name} after: {failure}")
+            self.emit("recovery", f"fine-tuning {previous.name} after: {failure}",
+                      **self._learning_starts(name))
         else:
             previous = None
-            self.emit("recovery", f"learning to recover from: {failure}")
+            self.emit("recovery", f"learning to recover from: {failure}",
+                      **self._learning_starts(name))
         self._learn(failure, previous, self.recovery_config)
         return iter(())
 

@@ -34,7 +34,7 @@ from nesyworld.learning.training.convergence import ConvergenceTest
 from nesyworld.learning.training.envs import EnvFactory, make_envs
 from nesyworld.learning.training.evaluation import CollectorEvaluation, LeanEvaluation
 from nesyworld.learning.training.learner import Learner, build_learner
-from nesyworld.learning.training.logs import EpochLog
+from nesyworld.learning.training.logs import EpochLog, run_logdir
 from nesyworld.learning.training.rollout import Rollout, step_envs
 from nesyworld.learning.training.vector_adapter import VectorEnvFactory
 
@@ -188,8 +188,12 @@ def train(
         learner = build_learner(obs_space, act_space, ppo, icm, config.deterministic_eval)
         if init is not None:
             learner.load(init)
-        if config.logdir is not None:
-            epoch_log = EpochLog(config.logdir)
+        logdir = run_logdir(config.logdir, {
+            "config": asdict(config), "ppo": asdict(ppo), "icm": None if icm is None
+            else asdict(icm), "continues_from_env_steps": None if init is None
+            else init.env_steps})
+        if logdir is not None:
+            epoch_log = EpochLog(logdir)
             on_epoch = _logged(epoch_log, on_epoch)
         result = _run(learner, train_envs, eval_envs, config, start, on_epoch)
     finally:

@@ -58,3 +58,35 @@ def test_epoch_log_without_tensorboard_writes_only_the_csv(tmp_path: Path) -> No
         log.write(record)
     assert not list(tmp_path.glob("events.*"))
     assert (tmp_path / "epochs.csv").read_text().splitlines()[1].startswith("1,10,10,0.5,")
+
+
+def test_under_a_log_root_each_run_gets_its_own_folder(grid: SimpleNamespace,
+                                                      tmp_path: Path) -> None:
+    """What `--logdir` sets: runs without their own logdir log to root/run-NNN, each with
+    epochs.csv, tianshou TensorboardLogger events and a run.json; the root is unset after."""
+    import json
+    import os
+
+    from nesyworld.learning.training.logs import LOG_ROOT_ENV, log_root
+
+    config = grid.fast_config(step_budget=200, epoch_length=200, stop_on_convergence=False)
+    with log_root(tmp_path / "root") as root:
+        assert root is not None
+        for _ in range(2):
+            train(grid.GridWorld, config, PPOConfig(hidden_sizes=(16,)), None)
+    assert LOG_ROOT_ENV not in os.environ
+    runs = sorted(p.name for p in (tmp_path / "root").iterdir())
+    assert runs == ["run-001", "run-002"]
+    for run in runs:
+        folder = tmp_path / "root" / run
+        assert (folder / "epochs.csv").read_text().count("\n") == 2
+        assert len(list(folder.glob("events.out.tfevents.*"))) == 1
+        meta = json.loads((folder / "run.json").read_text())
+        assert meta["config"]["step_budget"] == 200 and meta["icm"] is None
+    accumulator = EventAccumulator(str(tmp_path / "root" / "run-001"))
+    accumulator.Reload()
+    # tianshou's logger writes each scope's x axis beside its scalars
+    assert {"eval/env_step", "eval/success_rate", "loss/actor_loss"} <= set(
+        accumulator.Tags()["scalars"])
+    assert train(grid.GridWorld, config, PPOConfig(hidden_sizes=(16,)), None)  # no root: no log
+    assert len(list((tmp_path / "root").iterdir())) == 2

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["NAMED_COLORS", "default_palette", "render_rgb"]
+__all__ = ["NAMED_COLORS", "default_palette", "render_rgb", "type_colors"]
 
 # Hand-picked colours for the common types, so figures look the same across domains and are
 # readable; anything else gets a stable hashed colour.
@@ -51,6 +51,17 @@ def default_palette(names: Sequence[str]) -> NDArray[np.uint8]:
         [NAMED_COLORS[n] if n in NAMED_COLORS else _hashed_color(n) for n in names],
         dtype=np.uint8,
     ).reshape(len(names), 3)
+
+
+def type_colors(names: Sequence[str],
+                colors: Sequence[Sequence[int] | None] | None = None) -> list[tuple[int, int, int]]:
+    """The colour each type is drawn in, as (r, g, b): the spec's own colour where `colors`
+    gives one, the shared default palette elsewhere. Other views (the studio) draw tiles from
+    this, so a map looks the same in a figure and in the browser."""
+    base = default_palette(names)
+    given = list(colors) if colors is not None else [None] * len(names)
+    return [tuple(int(v) for v in (c if c else base[i]))  # type: ignore[misc]
+            for i, c in enumerate(given)]
 
 
 @functools.lru_cache(maxsize=16)

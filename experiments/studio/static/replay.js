@@ -1,10 +1,14 @@
 // The replay view: a recording frame by frame, with its plan, PDDL, events and recovery.
 
-import { $, actionSpan, api, buildGrid, colorOf, escapeHtml, showError } from "./common.js";
+import {
+  $, actionSpan, api, buildGrid, drawLegend, escapeHtml, keepFitted, lineDiff, paintCell, say,
+  showError,
+} from "./common.js";
+import { epochChart } from "./charts.js";
 
 const ARROWS = ["▲", "▶", "▼", "◀"]; // facing 0..3: north, east, south, west
 
-const replay = { rec: null, frame: 0, cells: [], timer: null, pddlTab: "domain" };
+const replay = { rec: null, frame: 0, cells: [], timer: null, pddlTab: "domain", chart: "success" };
 
 function lastAt(list, f) { // the last entry whose `frame` is at or before f
   let found = null;
@@ -16,7 +20,6 @@ function setRecording(rec, label) {
   stopPlaying();
   replay.rec = rec;
   const first = rec.frames[0];
-  replay.cells = buildGrid($("grid"), first.grid.length, first.grid[0].length);
   $("frame-slider").max = rec.frames.length - 1;
   const result = rec.result && "success" in rec.result
     ? (rec.result.success ? "goal reached" : "goal not reached") : "unfinished";
@@ -26,6 +29,8 @@ function setRecording(rec, label) {
     `${rec.frames.length - 1} world steps, ${result}`;
   $("replay").hidden = false;
   $("empty-hint").hidden = true;
+  replay.cells = buildGrid($("grid"), first.grid.length, first.grid[0].length);
+  keepFitted($("grid"));
   showError(null);
   showFrame(0);
 }
@@ -38,7 +43,10 @@ function showFrame(f) {
   const frame = rec.frames[f];
   const next = rec.frames[f + 1] || null;
   $("frame-slider").value = f;
-  $("step-label").textContent = `frame ${f} of ${rec.frames.length - 1} (world step ${frame.step})`;
+  // one numbering with the CLI (docs/COUNTS.md): frame k shows the world after world step k
+  const last = rec.frames.length - 1;
+  $("step-label").textContent = f === 0 ? `the start: world step 0 of ${last}`
+    : `world step ${f} of ${last}`;
   drawGrid(frame);
   drawAction(frame, f);
   drawInventory(frame);
@@ -54,30 +62,37 @@ function showFrame(f) {
   drawRecovery(f);
 }
 
-function drawGrid(frame) {
-  const types = replay.rec.types;
+export function drawMap(cells, types, frame, legend) {
+  const seen = new Set();
   frame.grid.forEach((row, r) => row.forEach((t, c) => {
-    const cell = replay.cells[r][c];
+    const cell = cells[r][c];
     const type = types[t];
-    cell.style.background = colorOf(type);
-    cell.textContent = type.name === "air" ? "" : (type.glyph || "?");
+    seen.add(t);
+    paintCell(cell, type, type.name === "air" ? "" : (type.glyph || "?"));
     cell.title = type.name;
     cell.classList.remove("agent");
   }));
   const [r, c] = frame.pos;
-  const me = replay.cells[r][c];
+  const me = cells[r][c];
   me.classList.add("agent");
   me.textContent = ARROWS[frame.facing] || "A";
-  me.title = `the agent, facing ${["north", "east", "south", "west"][frame.facing]}`;
+  const facing = ["north", "east", "south", "west"][frame.facing || 0];
+  me.title = `the agent, facing ${facing}`;
+  drawLegend(legend, [...seen].sort((a, b) => a - b).map((t) => types[t]),
+    [`<li><span class="swatch">${ARROWS.join("")}</span>the agent's facing</li>`]);
+}
+
+function drawGrid(frame) {
+  drawMap(replay.cells, replay.rec.types, frame, $("legend"));
 }
 
 function drawAction(frame, f) {
   const el = $("action");
   el.classList.toggle("refused", !frame.ok);
-  if (f === 0) { el.textContent = "the state after the reset"; return; }
+  if (f === 0) { el.textContent = "the world after the reset, before any action"; return; }
   const outcome = frame.ok ? "ok" : `refused${frame.reason ? ": " + frame.reason : ""}`;
   const by = frame.operator ? ` for ${frame.operator}` : "";
-  el.textContent = `action ${frame.action}${by}: ${outcome}`;
+  el.textContent = `world step ${f}: ${frame.action}${by}: ${outcome}`;
 }
 
 function drawInventory(frame) {
@@ -93,6 +108,7 @@ function drawInventory(frame) {
 function drawPlan(plan, next, failure, frame) {
   const list = $("plan");
   const operator = $("operator");
+  list.parentElement.hidden = !plan;
   if (!plan) {
     list.innerHTML = "";
     operator.textContent = "no plan yet (this recording has no plan events)";
@@ -109,7 +125,7 @@ function drawPlan(plan, next, failure, frame) {
     else if (finished || (i < (failedAt !== null ? failedAt : current))) cls = "done";
     return `<li class="${cls}">${escapeHtml(s)}</li>`;
   }).join("");
-  if (failure) operator.textContent = `failed: ${failure.text}`;
+  if (failure) operator.textContent = `failed: ${say(failure.text)}`;
   else if (next && next.operator) operator.textContent = `executing: ${next.operator}`;
   else operator.textContent = "no operator running";
 }
@@ -139,59 +155,70 @@ function drawPddl(f, operator, failed) {
 
 function drawEvents(f) {
   const shown = replay.rec.events.filter((e) => e.frame <= f && e.kind !== "learning");
-  $("events").innerHTML = shown.map((e) =>
-    `<li class="${e.kind}${e.frame === f ? " now" : ""}">` +
-    `<b>${e.frame}</b> ${escapeHtml(e.kind)}: ${escapeHtml(e.text)}</li>`).join("");
+  $("events").innerHTML = shown.map((e) => eventItem(e, e.frame === f)).join("");
   const list = $("events");
   list.scrollTop = list.scrollHeight;
 }
 
+// One line of an event log: the world step it came after, its kind and its text.
+export function eventItem(e, now, cls = e.kind) {
+  const kind = e.kind.replace(/_/g, " ");
+  const text = e.text.startsWith(`world step ${e.frame}:`) ? e.text.slice(`world step ${e.frame}:`.length).trim() : e.text;
+  return `<li class="${cls}${now ? " now" : ""}" data-kind="${escapeHtml(e.kind)}">` +
+    `<b title="after world step ${e.frame}">step ${e.frame}</b> ${escapeHtml(kind)}: ` +
+    `${escapeHtml(say(text))}</li>`;
+}
+
 function drawRecovery(f) {
   const events = replay.rec.events.filter((e) => e.frame <= f);
-  const started = events.filter((e) => e.kind === "recovery" || e.kind === "learning");
+  const started = events.filter((e) => ["recovery", "learning", "repaired", "repair_failed"]
+    .includes(e.kind));
   $("recovery").hidden = started.length === 0;
   if (!started.length) return;
   const epochs = events.filter((e) => e.kind === "learning").map((e) => e.data);
-  const learned = events.filter((e) => e.kind === "learned").pop();
+  const learned = events.filter((e) => e.kind === "learned" || e.kind === "repaired").pop();
   const failed = events.filter((e) => e.kind === "recovery_failed").pop();
-  $("recovery-text").textContent = learned ? learned.text
-    : failed ? `recovery failed: ${failed.text}` : started[started.length - 1].text;
-  drawCurve(epochs);
-  $("learned-title").hidden = !learned;
-  $("learned-pddl").hidden = !learned;
-  $("learned-pddl").textContent = learned ? (learned.data.pddl || "") : "";
+  $("recovery-text").textContent = say(learned ? learned.text
+    : failed ? `recovery failed: ${failed.text}` : started[started.length - 1].text);
+  $("curve").style.display = epochs.length ? "" : "none";
+  $("chart-tabs").hidden = !epochs.length;
+  if (epochs.length) epochChart($("curve"), epochs, replay.chart);
+  const pddl = learned && typeof learned.data.pddl === "string" ? learned.data.pddl : "";
+  $("learned-title").hidden = !pddl;
+  $("learned-pddl").hidden = !pddl;
+  $("learned-pddl").textContent = pddl;
+  drawDiff(learned, pddl);
 }
 
-function drawCurve(epochs) {
-  const svg = $("curve");
-  svg.style.display = epochs.length ? "" : "none";
-  const W = 320, H = 180, L = 26, R = 10, T = 22, B = 24;
-  if (!epochs.length) {
-    svg.innerHTML = `<text x="${L}" y="${H / 2}">no epochs yet</text>`;
-    return;
+// The failed operator beside the one that replaced it, as a line diff.
+function drawDiff(learned, pddl) {
+  const rec = replay.rec;
+  let before = "", after = "", failedName = "", newName = "";
+  if (learned) {
+    const failure = rec.events.slice(0, rec.events.indexOf(learned))
+      .filter((e) => e.kind === "failure").pop();
+    const op = failure && failure.data.failure && failure.data.failure.operator;
+    failedName = typeof op === "string" ? op.split("(")[0] : "";
+    if (typeof learned.data.before === "string" && typeof learned.data.after === "string") {
+      before = learned.data.before; after = learned.data.after;  // a model repair
+      newName = "the repaired model";
+    } else if (failedName && pddl) {
+      const domain = [...(rec.domains || [])].reverse().find((d) => d.frame < learned.frame)
+        || (rec.domains || [])[0];
+      const span = domain ? actionSpan(domain.domain, failedName) : null;
+      before = span ? domain.domain.slice(span[0], span[1]) : "";
+      after = pddl;
+      newName = learned.data.operator || "the learned operator";
+    }
   }
-  const xs = epochs.map((e) => e.steps);
-  const maxX = Math.max(...xs, 1);
-  const rewards = epochs.map((e) => e.mean_reward);
-  const lo = Math.min(...rewards), hi = Math.max(...rewards);
-  const x = (v) => L + (W - L - R) * v / maxX;
-  const y = (v) => T + (H - T - B) * (1 - v);
-  const norm = (v) => (hi > lo ? (v - lo) / (hi - lo) : 0.5);
-  const line = (vals) => vals.map((v, i) => `${x(xs[i]).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
-  const dots = (vals, cls) => vals.map((v, i) =>
-    `<circle class="${cls}" cx="${x(xs[i]).toFixed(1)}" cy="${y(v).toFixed(1)}" r="2.5"/>`).join("");
-  const success = epochs.map((e) => e.success_rate);
-  svg.innerHTML =
-    `<line x1="${L}" y1="${y(0)}" x2="${W - R}" y2="${y(0)}" stroke="#999"/>` +
-    `<line x1="${L}" y1="${y(0)}" x2="${L}" y2="${y(1)}" stroke="#999"/>` +
-    `<text x="2" y="${y(1) + 3}">1.0</text><text x="2" y="${y(0) + 3}">0.0</text>` +
-    `<text x="${L}" y="${H - 8}">0</text>` +
-    `<text x="${W - R}" y="${H - 8}" text-anchor="end">${maxX} training steps</text>` +
-    `<polyline id="curve-success" fill="none" stroke="#2f6fdd" stroke-width="2" points="${line(success)}"/>` +
-    dots(success, "success") +
-    `<polyline fill="none" stroke="#e08a2c" stroke-dasharray="4 2" points="${line(rewards.map(norm))}"/>` +
-    `<text x="${L}" y="10" style="fill:#2f6fdd">— success rate</text>` +
-    `<text x="${L + 90}" y="10" style="fill:#e08a2c">- - mean reward (${lo.toFixed(0)} to ${hi.toFixed(0)})</text>`;
+  const show = !!(before && after);
+  $("diff-title").hidden = !show;
+  $("op-diff").hidden = !show;
+  if (!show) return;
+  $("diff-title").textContent = `${failedName} (failed) → ${newName}`;
+  $("op-diff").innerHTML = lineDiff(before, after).map(([kind, line]) =>
+    `<span class="${kind}">${kind === "del" ? "-" : kind === "add" ? "+" : " "} ` +
+    `${escapeHtml(line)}</span>`).join("");
 }
 
 function stopPlaying() {
@@ -242,6 +269,11 @@ export async function initReplay() {
   $("frame-slider").oninput = (e) => { stopPlaying(); showFrame(Number(e.target.value)); };
   $("recording-select").onchange = (e) => openNamed(e.target.value);
   $("recording-file").onchange = (e) => { if (e.target.files[0]) openFile(e.target.files[0]); };
+  document.querySelectorAll(".chart-tab").forEach((b) => b.onclick = () => {
+    document.querySelectorAll(".chart-tab").forEach((o) => o.classList.toggle("on", o === b));
+    replay.chart = b.dataset.chart;
+    showFrame(replay.frame);
+  });
   document.querySelectorAll(".pddl-tab").forEach((b) => b.onclick = () => {
     document.querySelectorAll(".pddl-tab").forEach((o) => o.classList.toggle("on", o === b));
     replay.pddlTab = b.dataset.pddl;

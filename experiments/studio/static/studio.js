@@ -1,7 +1,9 @@
-// nesyworld studio: replay recordings and paint levels. Plain JavaScript modules, no build.
+// nesyworld studio: replay recordings, paint levels and play. Plain JavaScript modules, no
+// build.
 
 import { $, showError } from "./common.js";
 import { editor, initEditor, loadLevel } from "./editor.js";
+import { game, initPlay, newGame, playLevel } from "./play.js";
 import { initReplay } from "./replay.js";
 
 function initTabs() {
@@ -12,11 +14,13 @@ function initTabs() {
     });
     showError(null);
     if (b.dataset.tab === "editor-tab" && !editor.level) loadLevel();
+    if (b.dataset.tab === "play-tab" && !game.id && !game.starting) newGame();
   });
 }
 
 window.addEventListener("DOMContentLoaded", () => {
   initTabs();
   initReplay();
-  initEditor();
+  initEditor(playLevel);
+  initPlay();
 });

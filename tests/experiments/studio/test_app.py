@@ -215,7 +215,7 @@ def test_other_input_errors_are_422(bare: FlaskClient, monkeypatch: pytest.Monke
     def refuse(level: object) -> None:
         raise DerivationError("cannot derive this level\nsecond line")
 
-    monkeypatch.setattr(studio_app, "derive_level", refuse)
+    monkeypatch.setattr(studio_app, "plan_level", refuse)  # the derive route's check
     level = bare.get("/api/level").get_json()["level"]
     response = bare.post("/api/level/derive", json=level)
     assert response.status_code == 422
@@ -227,3 +227,43 @@ def test_an_uploaded_file_name_is_cut_and_printable(bare: FlaskClient) -> None:
                          headers={"X-File-Name": "a\tb" + "n" * 500})
     assert response.status_code == 422
     assert response.get_json()["where"] == "ab" + "n" * 118
+
+
+def test_tiles_use_the_renderers_palette(client: FlaskClient) -> None:
+    from nesyworld.world.observations.rgb_view import type_colors
+
+    rec = client.get("/api/recordings/hybrid_axe.json").get_json()
+    names = [t["name"] for t in rec["types"]]
+    assert [tuple(t["rgb"]) for t in rec["types"]] == type_colors(
+        names, [t["color"] for t in rec["types"]])
+    palette = client.get("/api/level").get_json()["palette"]
+    assert all(len(t["rgb"]) == 3 for t in palette)
+
+
+def test_a_walled_in_agent_has_no_reachable_goal(client: FlaskClient) -> None:
+    level = client.get("/api/level").get_json()["level"]
+    body = client.post("/api/level/derive", json=level).get_json()
+    assert body["reachable"] and body["status"] == "plan" and body["plan"]
+    r, c = level["agents"]["main_1"]
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        level["cells"][r + dr][c + dc] = "bedrock"
+    body = client.post("/api/level/derive", json=level).get_json()
+    assert not body["reachable"] and body["why"].startswith("the goal is unreachable")
+
+
+def test_play_errors_are_json_4xx(client: FlaskClient) -> None:
+    game = client.post("/api/play/new", json={"spec": "pogostick", "seed": 1}).get_json()
+    assert game["step"] == 0 and "rotate_left" in game["legal"] and game["keys"]["q"]
+    gid = game["id"]
+    after = client.post(f"/api/play/{gid}/act", json={"action": "rotate_left"}).get_json()
+    assert after["step"] == 1 and after["events"][-1]["text"].startswith("world step 1:")
+    for url, body, where in (
+            (f"/api/play/{gid}/act", {"action": "fly"}, "action"),
+            (f"/api/play/{gid}/novelty", {"name": "/etc/passwd"}, "name"),
+            (f"/api/play/{gid}/save", {"name": "../x"}, "name"),
+            ("/api/play/nope/act", {"action": "nop"}, "game"),
+            ("/api/play/new", {"spec": "/etc/passwd"}, "spec"),
+            ("/api/play/new", {"seed": -1}, "seed")):
+        response = client.post(url, json=body)
+        assert 400 <= response.status_code < 500 and response.get_json()["where"] == where
+    assert client.post(f"/api/play/{gid}/act", data="[").status_code == 422

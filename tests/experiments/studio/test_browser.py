@@ -5,32 +5,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from nesyworld.experiments.studio import create_app, start
-
 
 @pytest.fixture
-def studio(recordings: Path, tmp_path: Path) -> Iterator[Any]:
-    with start(create_app([recordings], levels_dir=tmp_path / "levels")) as running:
-        yield running
-
-
-@pytest.fixture
-def page(browser: Any, studio: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(studio.url)
+def page(open_page: Any, studio: Any) -> Any:
+    page = open_page(studio.url)
     page.wait_for_selector("#grid .cell")
-    yield page
-    context.close()
-    assert not errors, f"the page threw: {errors}"
+    return page
 
 
 def frame_of(page: Any) -> int:
@@ -76,8 +61,12 @@ def test_the_failure_and_the_learning_show(page: Any, recordings: Path) -> None:
     page.fill("#frame-slider", str(learned["frame"]))
     assert page.is_visible("#recovery")
     epochs = [e for e in rec["events"] if e["kind"] == "learning"]
-    points = page.get_attribute("#curve-success", "points")
+    points = page.get_attribute("#curve polyline[data-series='evaluation success']", "points")
     assert len(points.split()) == len(epochs) >= 2
+    # the learned operator beside the one that failed, as a diff
+    assert page.text_content("#diff-title").startswith("break_oak_log (failed) → learned_")
+    assert page.locator("#op-diff .del").count() >= 1 and page.locator("#op-diff .add").count()
+    assert "True" not in page.text_content("body")
     assert page.text_content("#learned-pddl").strip() == learned["data"]["pddl"].strip()
     # once spliced in, the learned operator is executed and highlighted in the domain
     used = next(k for k, f in enumerate(rec["frames"])
