@@ -282,7 +282,14 @@ def _ray(todo: Sequence[RunSpec], args: tuple[Any, ...], workers: int | None,
             ray.init(address=address)
         else:  # a local Ray of `workers` CPUs
             ray.init(num_cpus=workers, include_dashboard=False)
-    task = ray.remote(num_cpus=1, max_retries=0)(execute_run)
+    from nesyworld.learning.training.logs import LOG_ROOT_ENV
+
+    # `--logdir` reaches training runs through the environment (learning/training/logs.py),
+    # which a process-pool worker inherits and a Ray worker does not: hand it over.
+    logs = os.environ.get(LOG_ROOT_ENV)
+    options: dict[str, Any] = ({"runtime_env": {"env_vars": {LOG_ROOT_ENV: logs}}}
+                               if logs else {})
+    task = ray.remote(num_cpus=1, max_retries=0, **options)(execute_run)
     pending = {task.remote(args[0], spec, *args[1:]): spec for spec in todo}
     try:
         while pending:
