@@ -5,7 +5,9 @@ Why: between "learning to recover from ..." and the first epoch a recovery sampl
 failure on other maps, imports torch and tianshou and builds its networks; that took long
 enough, with nothing printed, to look hung. The bar appears with the announcing event, so
 from the first second the user sees the recovery running, its budget and the time spent;
-each epoch then moves it (the ETA follows from the epochs' pace).
+each collected chunk then moves it (`advance`, the agent's `on_progress` hook, between the
+epochs' evaluations) and each epoch names itself and its success (the ETA follows from the
+pace).
 """
 
 from __future__ import annotations
@@ -58,6 +60,17 @@ class RecoveryProgress:
             self.show(event)
         else:
             self.show(event)
+
+    def advance(self, steps: int) -> None:
+        """Training env steps so far, after a collected chunk (no event: it would flood the
+        event log); the first one ends the "preparing" phase."""
+        if self.progress is None or self.task is None:
+            return
+        task = self.progress.tasks[0]
+        fields: dict[str, Any] = {}
+        if task.description == PREPARING:
+            fields["description"] = "training"
+        self.progress.update(self.task, completed=steps, **fields)
 
     def start(self, operator: str, budget: int) -> None:
         """Show the bar now, at 0 of `budget` training steps."""

@@ -18,6 +18,11 @@ from nesyworld.experiments.cli.arguments import (
 )
 from nesyworld.experiments.cli.logdir_option import add_logdir_argument, training_logs
 from nesyworld.experiments.cli.output import LazyConsole
+from nesyworld.experiments.cli.studio_commands import (
+    add_live_arguments,
+    check_live,
+    run_with_studio,
+)
 from nesyworld.hybrid.agents.names import HYBRID_AGENTS
 
 console = LazyConsole()
@@ -71,8 +76,9 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--render", action="store_true", help="draw the map after every episode")
     p.add_argument("--record", metavar="FILE",
                    help="record the first episode (frames, plans, failures, learning) for "
-                        "`nesyworld studio`; `nesyworld replay` re-checks it when no novelty "
-                        "changed the world")
+                        "`nesyworld studio`; `nesyworld replay` re-checks every state of it, "
+                        "re-applying the --novelty ones at the steps they arrived")
+    add_live_arguments(p)
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     add_logdir_argument(p)
     p.set_defaults(handler=cmd_run)
@@ -145,6 +151,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         why = (f"was {REMOVED[args.planner]}" if args.planner in REMOVED
                else f"is not registered; expected one of {', '.join(PLANNERS)}")
         raise UsageError(f"--planner: '{args.planner}' {why}")
+    check_live(args, HYBRID)
     if args.protocol == "paper":
         if (args.agent not in HYBRID or len(args.novelty) != 1 or args.record or args.kb
                 or args.budget is not None or args.save):
@@ -163,6 +170,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         env = recorder = EpisodeRecorder(env, args.record, novelties=args.novelty)
     if args.agent in HYBRID:
         with training_logs(args.logdir):
+            if args.studio:  # the studio serves the run's Live tab meanwhile
+                return run_with_studio(args, env, recorder, cmd_run_hybrid)
             return cmd_run_hybrid(args, env, recorder)
     args.episodes = 1 if args.episodes is None else args.episodes
     verbose = not args.json and args.episodes == 1
@@ -217,7 +226,8 @@ def check_paths(args: argparse.Namespace) -> None:
         input_dir(args.kb)
 
 
-def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None) -> int:
+def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None,
+                   live: Any = None) -> int:
     """Adapt with learning on (shown step by step), then evaluate frozen; summarise. A
     recording is of the first adaptation episode: the one with the failure and the learning."""
     from nesyworld.experiments.protocol.adaptation import adapt_and_evaluate
@@ -232,6 +242,7 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None) -> 
         from nesyworld.experiments.cli.recovery_progress import RecoveryProgress
 
         progress = RecoveryProgress(agent.on_event)
+        agent.on_progress = progress.advance  # per collected chunk, between epochs
     shown = progress
 
     def on_event(event: Any) -> None:
@@ -249,6 +260,8 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None) -> 
 
     if shown is not None:
         agent.on_event = on_event
+    if live is not None:  # --studio: a LiveRun (experiments/studio/live_run.py)
+        live.attach(agent)
 
     def quiet() -> None:
         agent.on_event = None
@@ -270,6 +283,8 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None) -> 
                "learned_operators": sorted(agent.learned),
                "repaired_operators": sorted(e.operator.name for e in agent.kb
                                             if e.origin == "repaired")}
+    if live is not None:
+        live.summary = summary
     if args.json:
         sys.stdout.write(json.dumps(summary, indent=1) + "\n")
         return 0

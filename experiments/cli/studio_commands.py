@@ -1,9 +1,11 @@
-"""`nesyworld studio`: the browser studio on 127.0.0.1."""
+"""`nesyworld studio`: the browser studio on 127.0.0.1; and `nesyworld run ... --studio`, the
+same studio serving a run's Live tab from a thread of the run's own process."""
 
 from __future__ import annotations
 
 import argparse
 import errno
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,3 +52,97 @@ def cmd_studio(args: argparse.Namespace) -> int:
                          f"({err.strerror or err}); expected a free port, or 0 for any"
                          ) from err
     return 0
+
+
+# --- `nesyworld run ... --studio`: a run streamed to the studio's Live tab ------------------
+def add_live_arguments(p: Any) -> None:
+    """`--studio`, `--studio-port`, `--studio-exit` on `nesyworld run`."""
+    p.add_argument("--studio", action="store_true",
+                   help="hybrid agent: serve the studio on 127.0.0.1 during the run (its URL "
+                        "is printed first); its Live tab streams the run: the map of the "
+                        "episode being played, the events, the learning curve and progress, "
+                        "the learned operator beside the failed one. After the run it keeps "
+                        "serving the finished run until Ctrl-C")
+    p.add_argument("--studio-port", type=port, default=None, metavar="N",
+                   help="with --studio: serve on port N (default: any free port)")
+    p.add_argument("--studio-exit", action="store_true",
+                   help="with --studio: stop serving when the run ends (after the open "
+                        "pages have had its end, 2 s at most)")
+
+
+def check_live(args: argparse.Namespace, hybrid: tuple[str, ...]) -> None:
+    """Before anything runs: --studio's options make sense together."""
+    if not args.studio:
+        if args.studio_port is not None or args.studio_exit:
+            raise UsageError("--studio-port and --studio-exit: only with --studio")
+        return
+    if args.agent not in hybrid:
+        raise UsageError("--studio: streams a hybrid agent's run; expected a hybrid --agent "
+                         f"({', '.join(hybrid)})")
+    if args.protocol != "light":
+        raise UsageError("--studio: streams a light-protocol run; --protocol paper runs "
+                         "elsewhere (use --protocol light)")
+
+
+LIVE_GRACE = 2.0
+"""Seconds --studio-exit waits for open pages to receive the run's end."""
+
+
+def run_with_studio(args: argparse.Namespace, env: Any, recorder: Any,
+                    run: Callable[..., int]) -> int:
+    """`run(args, env, recorder, live)` with the studio serving its Live tab meanwhile; then
+    keep serving until Ctrl-C (or stop at once with --studio-exit)."""
+    import socket
+    import sys
+    import time
+
+    from nesyworld.experiments.studio import create_app, start
+    from nesyworld.experiments.studio.live import LiveHub
+    from nesyworld.experiments.studio.live_run import LiveRun
+
+    def say(text: str) -> None:  # stdout is the JSON summary's with --json
+        if args.json:
+            print(text, file=sys.stderr, flush=True)
+        else:
+            console.print(text, highlight=False, markup=False)
+
+    hub = LiveHub()
+    try:
+        if args.studio_port:  # werkzeug would exit with two lines of its own
+            with socket.socket() as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind(("127.0.0.1", args.studio_port))
+        studio = start(create_app([], ".", live=hub), args.studio_port or 0)
+    except OSError as err:
+        raise UsageError(f"--studio-port: cannot serve on 127.0.0.1:{args.studio_port} "
+                         f"({err.strerror or err}); expected a free port, or none for any"
+                         ) from err
+    say(f"nesyworld studio: this run live at {studio.url}")
+    live = LiveRun(hub, env, {"spec": args.spec, "agent": args.agent,
+                              "novelties": list(args.novelty), "seed": args.seed,
+                              "budget": args.budget, "protocol": args.protocol})
+    try:
+        status = run(args, live.env, recorder, live)
+    except BaseException as exc:
+        live.finish("failed", f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
+                    if str(exc) else type(exc).__name__)
+        hub.wait_delivered(LIVE_GRACE / 4)
+        hub.close()
+        studio.stop()
+        raise
+    live.finish()
+    if args.studio_exit:
+        hub.wait_delivered(LIVE_GRACE)
+        hub.close()
+        studio.stop()
+        return status
+    say(f"nesyworld studio: the run is over; {studio.url} shows it until Ctrl-C")
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        hub.close()
+        studio.stop()
+    return status

@@ -12,6 +12,9 @@ request), the shipped specs and novelties by name, its own static files; it writ
 `<levels_dir>/<level name>.yaml` and games played in the page, `<levels_dir>/<name>.json`.
 Request bodies are capped (MAX_UPLOAD for a recording, MAX_LEVEL_BODY for a level or a game
 request) and answered 413 beyond that.
+
+A studio started by `nesyworld run --studio` also streams that run (`live`: live.py's routes,
+`/api/live` and `/api/live/status`); the same Host check covers them.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from nesyworld.experiments.studio.levels import (
     plan_level,
     with_tile_colors,
 )
+from nesyworld.experiments.studio.live import LiveHub, add_live_routes
 from nesyworld.experiments.studio.play import KEYS, Games, PlayError, save_recording
 from nesyworld.hybrid.recording.reader import RecordingError, read_recording
 from nesyworld.world.errors import SpecError
@@ -65,9 +69,9 @@ def find_recordings(paths: list[Path]) -> dict[str, Path]:
 
 
 def create_app(recordings: list[str | Path] | None = None,
-               levels_dir: str | Path = ".") -> Flask:
+               levels_dir: str | Path = ".", live: LiveHub | None = None) -> Flask:
     """The studio app: `recordings` are files or folders to list, `levels_dir` is where the
-    level editor saves."""
+    level editor saves, `live` the hub of a run streaming to the Live tab (live.py)."""
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = MAX_UPLOAD
     roots = [Path(p) for p in (recordings or [])]
@@ -208,6 +212,8 @@ def create_app(recordings: list[str | Path] | None = None,
     def save() -> Any:
         path, derived = save_level(_posted_level())
         return jsonify(path=str(path.resolve()), **derived)
+
+    add_live_routes(app, live)
 
     # --- playing in the page (play.py) -----------------------------------------------------
     @app.post("/api/play/new")

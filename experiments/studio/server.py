@@ -26,6 +26,7 @@ class RunningStudio:
     def stop(self) -> None:
         self.server.shutdown()
         self.thread.join(timeout=5)
+        self.server.server_close()  # the port is free again at once
 
     def __enter__(self) -> RunningStudio:
         return self

@@ -99,6 +99,10 @@ class HybridAgent(PlanningAgent):
         self._failures_seen: dict[str, int] = {}  # failures by operator name, all episodes
         self._tuned: dict[str, int] = {}  # fine-tunes by learned operator name
         self._failed_here: set[str] = set()  # operators a learning failed for, this episode
+        self.on_progress: Callable[[int], None] | None = None
+        """Called with a learning's training env steps so far after each collected chunk,
+        finer than its `learning` events (one per epoch); not an event, so recordings and
+        event logs stay as they were."""
 
     def reset(self, observation: Any, info: dict[str, Any]) -> None:
         super().reset(observation, info)
@@ -201,7 +205,7 @@ class HybridAgent(PlanningAgent):
         # has seen (known_actions grows as novelties are detected)
         before = pre_novelty_actions(self.kb, self.world)
         recovery = Recovery(self.kb, config, before, self.novelty, self._on_epoch,
-                            self.planner, self.learned)
+                            self.planner, self.learned, on_chunk=self.on_progress)
         outcome = recovery.learn(self.world, failure, previous)
         self.recoveries.append(outcome)
         if outcome.operator is None:

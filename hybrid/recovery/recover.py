@@ -204,7 +204,8 @@ class Recovery:
                  known_actions: Collection[str] | None = None, novelty: str = "",
                  on_epoch: Callable[[EpochRecord], bool | None] | None = None,
                  planner: Planner | None = None,
-                 skills: Mapping[str, Any] | None = None) -> None:
+                 skills: Mapping[str, Any] | None = None,
+                 on_chunk: Callable[[int], None] | None = None) -> None:
         self.kb = kb
         self.skills = skills or {}  # the learned operators the KB has: sampling runs them
         # the agent's own planner (and its cache) when given: the states repeat
@@ -214,6 +215,9 @@ class Recovery:
         self.known_actions = tuple(known_actions) if known_actions is not None else None
         self.novelty = novelty
         self.on_epoch = on_epoch
+        self.on_chunk = on_chunk
+        """Called with the training env steps so far after each collected chunk (a
+        progress bar moves between epochs)."""
         self.goal: dict[str, int] | None = None
         """The task's goal as the world states it (set by `learn`)."""
 
@@ -271,7 +275,8 @@ class Recovery:
                                        **kwargs)
         init = previous.checkpoint if tuning and previous is not None else None
         result = train(factory, s.train, ppo, s.icm, init=init,
-                       on_epoch=_with_patience(self.on_epoch, s.patience))
+                       on_epoch=_with_patience(self.on_epoch, s.patience),
+                       on_chunk=self.on_chunk)
         checker = factory()
         # seeded once: the rollouts' start states then follow from the training seed, so a
         # recovery (and the T_adapt it adds) repeats exactly

@@ -141,6 +141,7 @@ def train(
     init: Checkpoint | None = None,
     on_epoch: Callable[[EpochRecord], bool | None] | None = None,
     vector_env_factory: VectorEnvFactory | None = None,
+    on_chunk: Callable[[int], None] | None = None,
 ) -> TrainResult:
     """Train a masked PPO (+ICM if `icm` is given) policy on envs made by `env_factory`.
 
@@ -149,6 +150,9 @@ def train(
     and should give `info[success_key]` at episode end. `init`: continue from a checkpoint
     (fine-tuning). `on_epoch` is called after each epoch's evaluation (e.g. to log, save, or
     enforce a wall-clock limit): returning True stops training after that epoch.
+    `on_chunk(env_steps)` is called after each collected chunk and its update, with the
+    training env steps so far: a progress display moves with it between epochs (an epoch
+    is several chunks, then an evaluation).
 
     Instead of `env_factory`, `vector_env_factory(n)` may make a native Gymnasium vector env of
     n envs (`gymnasium.vector.VectorEnv`, autoreset mode NEXT_STEP or DISABLED, supporting
@@ -195,7 +199,7 @@ def train(
         if logdir is not None:
             epoch_log = EpochLog(logdir)
             on_epoch = _logged(epoch_log, on_epoch)
-        result = _run(learner, train_envs, eval_envs, config, start, on_epoch)
+        result = _run(learner, train_envs, eval_envs, config, start, on_epoch, on_chunk)
     finally:
         if epoch_log is not None:
             epoch_log.close()
@@ -224,6 +228,7 @@ def _run(
     config: TrainConfig,
     start: float,
     on_epoch: Callable[[EpochRecord], bool | None] | None,
+    on_chunk: Callable[[int], None] | None = None,
 ) -> TrainResult:
     n_envs = config.num_envs
     algorithm, policy = learner.algorithm, learner.ppo.policy
@@ -262,6 +267,8 @@ def _run(
                 env_steps += chunk.steps
                 epoch_steps += chunk.steps
                 pbar.update(chunk.steps)
+                if on_chunk is not None:
+                    on_chunk(env_steps)
                 returns.extend(chunk.returns)
                 successes.extend(chunk.successes)
                 for key, value in ustats.get_loss_stats_dict().items():

@@ -1,10 +1,9 @@
 // The replay view: a recording frame by frame, with its plan, PDDL, events and recovery.
 
 import {
-  $, actionSpan, api, buildGrid, drawLegend, escapeHtml, keepFitted, lineDiff, paintCell, say,
-  showError,
+  $, actionSpan, api, buildGrid, drawLegend, escapeHtml, keepFitted, paintCell, say, showError,
 } from "./common.js";
-import { epochChart } from "./charts.js";
+import { drawRecoveryPanel, initChartTabs } from "./recovery.js";
 
 const ARROWS = ["▲", "▶", "▼", "◀"]; // facing 0..3: north, east, south, west
 
@@ -170,55 +169,14 @@ export function eventItem(e, now, cls = e.kind) {
 }
 
 function drawRecovery(f) {
-  const events = replay.rec.events.filter((e) => e.frame <= f);
-  const started = events.filter((e) => ["recovery", "learning", "repaired", "repair_failed"]
-    .includes(e.kind));
-  $("recovery").hidden = started.length === 0;
-  if (!started.length) return;
-  const epochs = events.filter((e) => e.kind === "learning").map((e) => e.data);
-  const learned = events.filter((e) => e.kind === "learned" || e.kind === "repaired").pop();
-  const failed = events.filter((e) => e.kind === "recovery_failed").pop();
-  $("recovery-text").textContent = say(learned ? learned.text
-    : failed ? `recovery failed: ${failed.text}` : started[started.length - 1].text);
-  $("curve").style.display = epochs.length ? "" : "none";
-  $("chart-tabs").hidden = !epochs.length;
-  if (epochs.length) epochChart($("curve"), epochs, replay.chart);
-  const pddl = learned && typeof learned.data.pddl === "string" ? learned.data.pddl : "";
-  $("learned-title").hidden = !pddl;
-  $("learned-pddl").hidden = !pddl;
-  $("learned-pddl").textContent = pddl;
-  drawDiff(learned, pddl);
-}
-
-// The failed operator beside the one that replaced it, as a line diff.
-function drawDiff(learned, pddl) {
   const rec = replay.rec;
-  let before = "", after = "", failedName = "", newName = "";
-  if (learned) {
-    const failure = rec.events.slice(0, rec.events.indexOf(learned))
-      .filter((e) => e.kind === "failure").pop();
-    const op = failure && failure.data.failure && failure.data.failure.operator;
-    failedName = typeof op === "string" ? op.split("(")[0] : "";
-    if (typeof learned.data.before === "string" && typeof learned.data.after === "string") {
-      before = learned.data.before; after = learned.data.after;  // a model repair
-      newName = "the repaired model";
-    } else if (failedName && pddl) {
-      const domain = [...(rec.domains || [])].reverse().find((d) => d.frame < learned.frame)
-        || (rec.domains || [])[0];
-      const span = domain ? actionSpan(domain.domain, failedName) : null;
-      before = span ? domain.domain.slice(span[0], span[1]) : "";
-      after = pddl;
-      newName = learned.data.operator || "the learned operator";
-    }
-  }
-  const show = !!(before && after);
-  $("diff-title").hidden = !show;
-  $("op-diff").hidden = !show;
-  if (!show) return;
-  $("diff-title").textContent = `${failedName} (failed) → ${newName}`;
-  $("op-diff").innerHTML = lineDiff(before, after).map(([kind, line]) =>
-    `<span class="${kind}">${kind === "del" ? "-" : kind === "add" ? "+" : " "} ` +
-    `${escapeHtml(line)}</span>`).join("");
+  const events = rec.events.filter((e) => e.frame <= f);
+  const epochs = events.filter((e) => e.kind === "learning").map((e) => e.data);
+  drawRecoveryPanel("", events, epochs, replay.chart, (learned) => {
+    const domain = [...(rec.domains || [])].reverse().find((d) => d.frame < learned.frame)
+      || (rec.domains || [])[0];
+    return domain ? domain.domain : "";
+  });
 }
 
 function stopPlaying() {
@@ -269,11 +227,7 @@ export async function initReplay() {
   $("frame-slider").oninput = (e) => { stopPlaying(); showFrame(Number(e.target.value)); };
   $("recording-select").onchange = (e) => openNamed(e.target.value);
   $("recording-file").onchange = (e) => { if (e.target.files[0]) openFile(e.target.files[0]); };
-  document.querySelectorAll(".chart-tab").forEach((b) => b.onclick = () => {
-    document.querySelectorAll(".chart-tab").forEach((o) => o.classList.toggle("on", o === b));
-    replay.chart = b.dataset.chart;
-    showFrame(replay.frame);
-  });
+  initChartTabs("", (which) => { replay.chart = which; showFrame(replay.frame); });
   document.querySelectorAll(".pddl-tab").forEach((b) => b.onclick = () => {
     document.querySelectorAll(".pddl-tab").forEach((o) => o.classList.toggle("on", o === b));
     replay.pddlTab = b.dataset.pddl;

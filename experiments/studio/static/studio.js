@@ -1,8 +1,9 @@
-// nesyworld studio: replay recordings, paint levels and play. Plain JavaScript modules, no
-// build.
+// nesyworld studio: watch a run live, replay recordings, paint levels and play. Plain
+// JavaScript modules, no build.
 
 import { $, showError } from "./common.js";
 import { editor, initEditor, loadLevel } from "./editor.js";
+import { initLive } from "./live.js";
 import { game, initPlay, newGame, playLevel } from "./play.js";
 import { initReplay } from "./replay.js";
 
@@ -23,4 +24,5 @@ window.addEventListener("DOMContentLoaded", () => {
   initReplay();
   initEditor(playLevel);
   initPlay();
+  initLive();
 });
