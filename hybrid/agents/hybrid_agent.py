@@ -204,6 +204,8 @@ class HybridAgent(PlanningAgent):
         # "new since the novelty" is against the knowledge base's world, not what the agent
         # has seen (known_actions grows as novelties are detected)
         before = pre_novelty_actions(self.kb, self.world)
+        if self._gave_up.get(name, 0) + 1 >= config.attempts:
+            config = replace(config, patience=0)  # the last attempt: RecoveryConfig.patience
         recovery = Recovery(self.kb, config, before, self.novelty, self._on_epoch,
                             self.planner, self.learned, on_chunk=self.on_progress)
         outcome = recovery.learn(self.world, failure, previous)

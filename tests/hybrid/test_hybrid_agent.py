@@ -9,9 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
+import nesyworld.hybrid.agents.hybrid_agent as hybrid_agent_module
 from nesyworld.hybrid import (
     HybridAgent,
     LearnedOperator,
@@ -178,3 +181,28 @@ def test_a_policy_that_cannot_read_a_grown_world_does_not_run() -> None:
     assert not op.fits(NesyGridEnv(world=world).observation_space)
     assert list(op.actions(world)) == []
     assert op.fits(adapted().env.observation_space)
+
+
+def test_the_last_attempt_at_an_operator_trains_without_the_patience_stop(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """After its last attempt an operator is given up for good, so that attempt may not be
+    cut short by `patience` (Fire seeds 2 and 8 were, and then failed every episode)."""
+    patience: list[int] = []
+
+    class GivesUp:
+        def __init__(self, kb: object, config: RecoveryConfig, *args: object,
+                     **kwargs: object) -> None:
+            patience.append(config.patience)
+
+        def learn(self, *args: object) -> SimpleNamespace:
+            return SimpleNamespace(operator=None, env_steps=0, error="none learned",
+                                   summary=dict)
+
+    monkeypatch.setattr(hybrid_agent_module, "Recovery", GivesUp)
+    agent, env = make_agent("axe")
+    env.reset(seed=0)
+    failure = adapted().agent.failures[0]
+    assert CONFIG.attempts >= 2 and CONFIG.patience > 0
+    for _ in range(CONFIG.attempts):
+        agent._learn(failure, None, agent.recovery_config)
+    assert patience == [CONFIG.patience] * (CONFIG.attempts - 1) + [0]
