@@ -184,12 +184,19 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    """Replays the recorded novelties at their steps too, and says which: a user checking a
+    novelty run should see that the novelty was part of what was verified."""
     from nesyworld.world import Trajectory, replay
 
     traj = Trajectory.load(args.trajectory)
     world = replay(traj)
     if args.render:
         print(draw(world))
-    print(f"replayed {len(traj.actions)} actions of {traj.spec} (seed {traj.seed}): every "
-          f"state matches the recording; goal reached: {world.goal_reached()}")
+    arrivals = "; ".join(
+        f"'{r.novelty.name}' " + ("from the reset" if r.reset else f"after step {r.step}")
+        for r in sorted(traj.injections, key=lambda r: (not r.reset, r.step)))
+    novelties = f", re-applying novelt{'ies' if len(traj.injections) > 1 else 'y'} " \
+        f"{arrivals}" if arrivals else ""
+    print(f"replayed {len(traj.actions)} actions of {traj.spec} (seed {traj.seed}){novelties}: "
+          f"every state matches the recording; goal reached: {world.goal_reached()}")
     return 0

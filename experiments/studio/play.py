@@ -5,10 +5,10 @@ legal actions and the monitor are the project's own, not a JavaScript copy. Besi
 user's keys, the page can let the planning agent take the next action: its events (plans,
 operators done, the monitor's failures and drift) go into the game's event log, so a user
 who interferes by hand sees the monitor's verdict on what they did. A novelty can be injected
-mid-game (`World.transition_to`, as NoveltyInjector does on its schedule). A game is saved as
-an episode recording (`nesyworld.episode/1`) with its trajectory, which `nesyworld replay`
-verifies step by step; a game a novelty changed has no replayable trajectory (the trajectory
-format holds one spec), and saying so is part of the answer.
+mid-game (through world/simulation/recorded_novelty.py, as NoveltyInjector does on its
+schedule). A game is saved as an episode recording (`nesyworld.episode/1`) with its
+trajectory, which `nesyworld replay` verifies step by step, re-applying each novelty from the
+definition the trajectory keeps, at the step it arrived.
 """
 
 from __future__ import annotations
@@ -25,7 +25,12 @@ from nesyworld.hybrid import PlanningAgent
 from nesyworld.hybrid.recording.writer import EpisodeRecording, FrameEncoder
 from nesyworld.world import World
 from nesyworld.world.envs import NesyGridEnv
-from nesyworld.world.novelty.transforms import apply_novelties
+from nesyworld.world.errors import SpecError
+from nesyworld.world.simulation.recorded_novelty import (
+    RecordedNovelty,
+    inject_now,
+    injection_document,
+)
 from nesyworld.world.simulation.trajectory import state_digest
 
 KEYS = {"w": "move_forward", "s": "move_backward", "a": "move_left", "d": "move_right",
@@ -61,6 +66,8 @@ class Game:
     outcomes: list[dict[str, Any]] = field(default_factory=list)
     digests: list[str] = field(default_factory=list)
     novelties: list[str] = field(default_factory=list)
+    injections: list[RecordedNovelty] = field(default_factory=list)
+    """The novelties that arrived, as the trajectory records them (their step and data)."""
     reward: float = 0.0
     over: str = ""
     """Why the game ended ("goal reached", "gave up", "out of steps"), "" while it runs."""
@@ -146,9 +153,13 @@ class Game:
         if self.over:
             raise PlayError(f"the game is over ({self.over})", "novelty", "a new game")
         world = self.world
-        spec = apply_novelties(self.spec, [*self.novelties, novelty])
-        world.transition_to(spec)
+        try:
+            record = inject_now(world, self.spec, self.injections, novelty, len(self.actions))
+        except SpecError as exc:
+            raise PlayError(str(exc), "novelty", "a novelty this game can record") from None
+        self.injections.append(record)
         self.env.use_world(world)
+        self.digests[-1] = state_digest(world.state)  # digest k is the state after arrivals
         self.novelties.append(novelty)
         self._info = {**self._info, "action_mask": world.action_mask()}
         self.log("novelty", f"novelty '{novelty}' injected after world step "
@@ -164,11 +175,13 @@ class Game:
                 "goal": dict(world.spec.goal), "description": world.describe()}
 
     def recording(self) -> EpisodeRecording:
-        """The game as an episode recording; its trajectory replays unless a novelty came."""
+        """The game as an episode recording, with its replayable trajectory."""
         success = self.over == "goal reached"
-        trajectory = None if self.novelties else {
+        trajectory: dict[str, Any] = {
             "spec": self.spec, "seed": self.seed, "actions": self.actions,
             "digests": self.digests, "outcomes": self.outcomes}
+        if self.injections:
+            trajectory["injections"] = [injection_document(r) for r in self.injections]
         domain, problem = self.agent.kb.pddl()
         return EpisodeRecording(
             spec=self.world.spec.name, seed=self.seed, agent="you (studio)",
@@ -211,8 +224,9 @@ def save_recording(game: Game, path: Path) -> dict[str, Any]:
     path.parent.mkdir(parents=True, exist_ok=True)
     rec.save(path)
     replayable = rec.trajectory is not None
-    note = (f"`nesyworld replay {path.name}` verifies its {len(game.actions)} world steps"
-            if replayable else "a novelty changed this game's world, so `nesyworld replay` "
-            "cannot verify it (the studio still opens it)")
+    arrivals = (f", re-applying {len(game.injections)} novelt"
+                f"{'y' if len(game.injections) == 1 else 'ies'} where they arrived"
+                if game.injections else "")
+    note = f"`nesyworld replay {path.name}` verifies its {len(game.actions)} world steps{arrivals}"
     return {"path": str(path.resolve()), "replayable": replayable, "note": note,
             "steps": len(game.actions), "recording": asdict(rec)["result"]}

@@ -17,6 +17,7 @@ from nesyworld.world.errors import SpecError, shown
 from nesyworld.world.simulation.json_input import Fields, read_bytes, read_json
 from nesyworld.world.simulation.trajectory import FORMAT as TRAJECTORY_FORMAT
 from nesyworld.world.simulation.trajectory import (
+    arrivals,
     spec_world,
     state_digest,
     trajectory_from_document,
@@ -215,6 +216,7 @@ def _from_trajectory(data: dict[str, Any], name: str) -> EpisodeRecording:
     world = spec_world(traj)
     encoder = FrameEncoder()
     world.reset(traj.seed)
+    arrivals(traj, world, 0)
     if traj.digests and state_digest(world.state) != traj.digests[0]:
         raise RecordingError("the spec's initial state differs from the recorded one",
                              f"{name}:digests[0]", "the spec the trajectory was recorded on")
@@ -225,11 +227,14 @@ def _from_trajectory(data: dict[str, Any], name: str) -> EpisodeRecording:
             raise RecordingError(f"unknown action {shown(action)}", f"{name}:actions[{i}]",
                                  "an action of the spec")
         outcome = world.step(action)
+        if arrivals(traj, world, i + 1):  # the recorded novelties, at their steps
+            names = world.action_names()
         frame = encoder.frame(world)
         frame.update(action=action, ok=outcome.ok, reason=outcome.reason or "",
                      reward=0.0)
         frames.append(frame)
     return EpisodeRecording(spec=world.spec.name, seed=traj.seed, agent="(trajectory)",
+                            novelties=[r.novelty.name for r in traj.injections],
                             types=encoder.types, frames=frames,
                             result={"success": world.goal_reached(), "steps": len(frames) - 1},
                             trajectory=fields)

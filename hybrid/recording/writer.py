@@ -5,6 +5,11 @@ to show *why*: the plan, the operator being executed, the failure, the learning.
 those too, and stores every frame rather than re-simulating it, so it still opens when the
 spec, a novelty or the code has changed since it was made. Entity types are stored by name
 in a table of the recording's own, since a novelty may renumber the world's type ids.
+
+The trajectory it carries records the novelties that changed the world, read from the
+NoveltyInjector under it (`in_effect`) after the reset and after every step, each with the step
+it arrived at and its definition, so `nesyworld replay` re-applies them. A world changed by
+novelties no injector reports (a spec built with them) gets no trajectory.
 """
 
 from __future__ import annotations
@@ -17,6 +22,11 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from nesyworld.world.simulation.recorded_novelty import (
+    RecordedNovelty,
+    injection_document,
+    recordable,
+)
 from nesyworld.world.simulation.trajectory import state_digest
 
 FORMAT = "nesyworld.episode/1"
@@ -45,7 +55,8 @@ class EpisodeRecording:
     problem: str = ""
     result: dict[str, Any] = field(default_factory=dict)
     trajectory: dict[str, Any] | None = None
-    """The replayable trajectory (`nesyworld replay`), when no novelty changed the world."""
+    """The replayable trajectory (`nesyworld replay`), with the novelties that arrived;
+    None when the world was changed in a way it cannot record (see EpisodeRecorder)."""
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps({"format": FORMAT, **asdict(self)},
@@ -105,7 +116,8 @@ class EpisodeRecorder(gym.Wrapper):
         self._events_from = 0
         self._learned_seen = 0
         self._reward = 0.0
-        self._changed = False
+        self._injections: list[RecordedNovelty] = []
+        self._replayable = True
 
     @property
     def world(self) -> Any:
@@ -127,7 +139,9 @@ class EpisodeRecorder(gym.Wrapper):
             self.recording.domains.append({"frame": 0, "domain": domain})
             self.recording.problem = problem
         self._events_from = len(getattr(agent, "events", []))
-        self._reward, self._changed = 0.0, bool(world.spec.novelties)
+        self._reward, self._replayable = 0.0, True
+        self._injections = [RecordedNovelty(0, True, n) for n in self._in_effect()]
+        self._check_novelties()
         self._spec_source, self._actions, self._costs = world.spec.source, [], []
         self._digests = [state_digest(world.state)]
         return obs, info
@@ -149,22 +163,52 @@ class EpisodeRecorder(gym.Wrapper):
         self._actions.append(str(info.get("action")))
         self._costs.append(float(info.get("cost", 0.0)))
         self._digests.append(state_digest(world.state))
-        self._changed |= bool(world.spec.novelties)
+        self._take_novelties()
         if terminated or truncated:
             self._take_events()
             rec.result = {"success": bool(info.get("success")), "steps": len(rec.frames) - 1,
                           "reward": self._reward}
-            if not self._changed:
+            if self._replayable and recordable([r.novelty for r in self._injections]):
                 rec.trajectory = {"spec": self._spec_source, "seed": rec.seed,
                                   "actions": self._actions, "digests": self._digests,
                                   "outcomes": [{"ok": f["ok"], "cost": c,
                                                 "reason": f["reason"]}
                                                for f, c in zip(rec.frames[1:], self._costs,
                                                                strict=True)]}
+                if self._injections:
+                    rec.trajectory["injections"] = [injection_document(r)
+                                                    for r in self._injections]
             rec.types = self._encoder.types
             rec.save(self.path)
             self.saved = True
         return obs, reward, terminated, truncated, info
+
+    def _in_effect(self) -> tuple[Any, ...]:
+        """The novelties in the running world, in composition order, as the NoveltyInjector
+        under this recorder reports them; none without one."""
+        try:
+            return tuple(self.env.get_wrapper_attr("in_effect"))
+        except AttributeError:
+            return ()
+
+    def _take_novelties(self) -> None:
+        """Record the novelties that arrived with the step just taken (kept in the order they
+        compose, which the replay follows)."""
+        active = self._in_effect()
+        known = {id(r.novelty): r for r in self._injections}
+        if tuple(id(n) for n in active) != tuple(known):
+            if not known.keys() <= {id(n) for n in active}:
+                self._replayable = False  # a novelty left mid-episode: no injector does that
+            step = len(self._actions)
+            self._injections = [known.get(id(n)) or RecordedNovelty(step, False, n)
+                                for n in active]
+        self._check_novelties()
+
+    def _check_novelties(self) -> None:
+        """The world must have exactly the recorded novelties, or the replay would differ."""
+        sources = tuple(r.novelty.source for r in self._injections)
+        if sources != tuple(self.world.spec.novelties):
+            self._replayable = False
 
     def _take_events(self) -> None:
         rec = self.recording

@@ -22,11 +22,13 @@ EXAMPLES = int(os.environ.get("NESYWORLD_FUZZ_EXAMPLES") or 25)
 
 @pytest.fixture(scope="module")
 def documents(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    """A plain trajectory and an episode recording made from it, with an event and a
-    domain, pretty-printed so line edits hit fields."""
+    """A plain trajectory with a novelty arriving mid-episode and an episode recording made
+    from it, with an event and a domain, pretty-printed so line edits hit fields."""
     rec = Recorder(World("pogostick"), seed=1)
     for name in ("approach_oak_log", "break", "nop"):
         rec.step(name)
+        if name == "approach_oak_log":
+            rec.inject("axe")
     path = tmp_path_factory.mktemp("recording") / "t.json"
     rec.trajectory.save(path)
     episode = read_recording(path)

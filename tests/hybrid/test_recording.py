@@ -87,11 +87,13 @@ def test_a_recording_without_novelty_replays(tmp_path: Path) -> None:
     assert world.goal_reached()
 
 
-def test_a_novelty_recording_is_not_replayable(folder: Path) -> None:
-    rec, _ = axe_recording(folder)
-    assert rec.trajectory is None
-    with pytest.raises(ValueError, match="cannot be replayed"):
-        Trajectory.load(folder / "axe.json")
+def test_a_novelty_recording_replays(folder: Path) -> None:
+    rec, result = axe_recording(folder)
+    assert rec.trajectory is not None
+    [entry] = rec.trajectory["injections"]
+    assert (entry["step"], entry["reset"], entry["novelty"]["novelty"]) == (0, True, "axe")
+    traj = Trajectory.load(folder / "axe.json")
+    assert replay(traj).state.step == result.steps  # type: ignore[attr-defined]
 
 
 def test_a_plain_trajectory_opens_as_frames(tmp_path: Path) -> None:

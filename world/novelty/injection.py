@@ -22,6 +22,7 @@ from typing import Any, SupportsFloat
 import gymnasium
 
 from nesyworld.world.errors import SpecError
+from nesyworld.world.novelty.mid_episode import arrive
 from nesyworld.world.novelty.transforms import Novelty, apply_novelties, as_novelties
 from nesyworld.world.simulation.world import World
 from nesyworld.world.spec.model import WorldSpec
@@ -49,6 +50,12 @@ class NoveltyInjector(gymnasium.Wrapper):
             self._specs[active] = apply_novelties(
                 base, [*self._base.novelties, *(self.novelties[i] for i in active)])
         return self._specs[active]
+
+    @property
+    def in_effect(self) -> tuple[Novelty, ...]:
+        """The novelties the running world has, in the order they compose: what a recording
+        of the episode stores (hybrid/recording/writer.py)."""
+        return tuple(self.novelties[i] for i in self._active)
 
     def _due_at_reset(self) -> tuple[int, ...]:
         return tuple(i for i, n in enumerate(self.novelties)
@@ -87,16 +94,7 @@ class NoveltyInjector(gymnasium.Wrapper):
                     and n.inject.step == world.state.step and i not in self._active)
         if due and not (terminated or truncated):
             self._active = tuple(sorted((*self._active, *due)))
-            spec = self._spec(self._active)
-            try:
-                world.transition_to(spec)
-            except SpecError:
-                raise
-            except ValueError as err:  # the running state cannot take the new spec
-                novelty = self.novelties[due[0]]
-                raise SpecError(f"novelty '{novelty.name}' cannot arrive at step "
-                                f"{world.state.step}: {err}", file=novelty.source,
-                                expected="a change the running world can take on") from None
+            arrive(world, self._spec(self._active), self.novelties[due[0]])
             self._use(world)
             obs = self.env.unwrapped.observe()
             info["action_mask"] = world.action_mask()

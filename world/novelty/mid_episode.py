@@ -13,10 +13,15 @@ map mid-episode, or at `inject: {episode: N}` for a change that waits for the ne
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nesyworld.world.errors import SpecError, shown
 from nesyworld.world.spec.yaml_source import KeyPath, SourceMap
+
+if TYPE_CHECKING:
+    from nesyworld.world.novelty.definition import Novelty
+    from nesyworld.world.simulation.world import World
+    from nesyworld.world.spec.model import WorldSpec
 
 APPLIED = {"entity_types", "actions", "action_sets", "recipes", "trades", "goal", "max_steps",
            "reward", "events", "name", "description"}
@@ -52,6 +57,22 @@ def check_mid_episode(changes: Mapping[str, Any], transforms: list[tuple[str, An
         if not getattr(registry.get(kind), "MID_EPISODE", False):
             raise _error(smap, ("transforms", i, "kind"), f"transformation '{kind}' (not "
                          "declared safe mid-episode: register_transform(..., mid_episode=True))")
+
+
+def arrive(world: World, spec: WorldSpec, novelty: Novelty) -> None:
+    """Switch the running `world` to `spec`, the spec `novelty` just joined, keeping its state
+    (`World.transition_to`). The one way a novelty arrives mid-episode (NoveltyInjector on its
+    schedule, a trajectory's replay, the studio), so all fail alike: a state the new spec
+    cannot take is a SpecError naming the novelty, as a bad novelty file is."""
+    step = world.state.step  # a failed transition leaves the world without a state
+    try:
+        world.transition_to(spec)
+    except SpecError:
+        raise
+    except ValueError as err:  # the running state cannot take the new spec
+        raise SpecError(f"novelty '{novelty.name}' cannot arrive at step {step}: "
+                        f"{err}", file=novelty.source,
+                        expected="a change the running world can take on") from None
 
 
 def _only(value: Any, path: KeyPath, allowed: set[str], smap: SourceMap, what: str) -> None:

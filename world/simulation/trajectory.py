@@ -3,6 +3,11 @@
 Because every random draw (layout, NPCs) comes from the world's seeded generator, the seed and
 the actions determine every state. Digests of each state are stored as well, so a replay can
 prove it reached the same states rather than just the same final inventory.
+
+Novelties that changed the world are part of what determines the states, so a trajectory
+records each (`injections`: the step it arrived at and its whole definition, recorded_novelty.py)
+and a replay lets each arrive at its step again. `digests[k]` is the state after k actions and
+after the novelties that arrived then. A file without `injections` is one without novelties.
 """
 
 from __future__ import annotations
@@ -10,12 +15,21 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from nesyworld.world.errors import SpecError
+from nesyworld.world.novelty.definition import Novelty
 from nesyworld.world.simulation.json_input import Fields, read_json
+from nesyworld.world.simulation.recorded_novelty import (
+    RecordedNovelty,
+    arrive_due,
+    composed_spec,
+    inject_now,
+    injection_document,
+    read_injections,
+)
 from nesyworld.world.simulation.state import WorldState
 from nesyworld.world.simulation.world import Outcome, World
 
@@ -28,6 +42,8 @@ MAX_ACTIONS = 1_000_000
 """A million steps is thousands of episodes' worth; the limits keep a bad file cheap."""
 MAX_SEED = 2**64 - 1
 TRAJECTORY_FIELDS = ("spec", "seed", "actions", "outcomes", "digests")
+OPTIONAL_FIELDS = ("injections",)
+"""Absent from files without novelties, so those stay as older versions wrote and read them."""
 DIGEST = re.compile(r"[0-9a-f]{24}")
 
 
@@ -54,13 +70,24 @@ class Trajectory:
     actions: list[str] = field(default_factory=list)
     outcomes: list[dict[str, object]] = field(default_factory=list)
     digests: list[str] = field(default_factory=list)
+    injections: list[RecordedNovelty] = field(default_factory=list)
+    """The novelties that changed the world, in the order they compose (recorded_novelty.py)."""
 
     file: str = field(default="", compare=False, repr=False)
     """The file it was loaded from, to locate errors found while replaying; not saved."""
 
+    def document(self) -> dict[str, Any]:
+        """The fields as a file holds them (an episode recording's `trajectory` too)."""
+        data: dict[str, Any] = {"spec": self.spec, "seed": self.seed,
+                                "actions": list(self.actions),
+                                "outcomes": [dict(o) for o in self.outcomes],
+                                "digests": list(self.digests)}
+        if self.injections:
+            data["injections"] = [injection_document(r) for r in self.injections]
+        return data
+
     def save(self, path: str | Path) -> None:
-        data = {k: v for k, v in asdict(self).items() if k != "file"}
-        Path(path).write_text(json.dumps({"format": FORMAT, **data}, indent=1))
+        Path(path).write_text(json.dumps({"format": FORMAT, **self.document()}, indent=1))
 
     @classmethod
     def load(cls, path: str | Path) -> Trajectory:
@@ -72,7 +99,8 @@ class Trajectory:
         if kind == EPISODE_FORMAT:
             if not data.get("trajectory"):
                 raise SpecError("this recording cannot be replayed (a novelty changed its "
-                                "world)", file=name, key_path="trajectory",
+                                "world and the recording does not say how)", file=name,
+                                key_path="trajectory",
                                 expected="a recording to open with `nesyworld studio`")
             return trajectory_from_document(data["trajectory"], name, "trajectory")
         if kind != FORMAT:
@@ -91,7 +119,7 @@ def trajectory_from_document(data: Any, file: str, path: str = "",
     def at(key: str) -> str:
         return f"{path}.{key}" if path else key
 
-    doc = f.mapping(data, path, TRAJECTORY_FIELDS)
+    doc = f.mapping(data, path, TRAJECTORY_FIELDS, OPTIONAL_FIELDS)
     spec = f.string(doc["spec"], at("spec"), 4096, "the path or name of the spec file")
     if "\n" in spec:
         raise f.fail(at("spec"), "not a file name", "the path or name of the spec file")
@@ -116,11 +144,14 @@ def trajectory_from_document(data: Any, file: str, path: str = "",
         if not isinstance(d, str) or not DIGEST.fullmatch(d):
             raise f.fail(f"{at('digests')}[{i}]", "not a state digest",
                          "24 hexadecimal digits", d)
-    return Trajectory(spec, seed, list(actions), list(outcomes), list(digests), file=file)
+    injections = read_injections(doc.get("injections", []), f, at("injections"), len(actions))
+    return Trajectory(spec, seed, list(actions), list(outcomes), list(digests), injections,
+                      file=file)
 
 
 class Recorder:
-    """Drives a World and records what it does; use `step` instead of `world.step`."""
+    """Drives a World and records what it does; use `step` instead of `world.step`, and
+    `inject` to let a novelty arrive mid-episode."""
 
     def __init__(self, world: World, seed: int) -> None:
         self.world = world
@@ -136,38 +167,76 @@ class Recorder:
         self.trajectory.digests.append(state_digest(self.world.state))
         return outcome
 
+    def inject(self, novelty: Novelty | str | Path) -> RecordedNovelty:
+        """`novelty` (a Novelty, a shipped name, a file or YAML text) arrives now, the world
+        keeping its state; recorded with its definition, so the replay needs no file."""
+        traj = self.trajectory
+        record = inject_now(self.world, traj.spec, traj.injections, novelty, len(traj.actions))
+        traj.injections.append(record)
+        traj.digests[-1] = state_digest(self.world.state)
+        return record
+
 
 class ReplayMismatch(AssertionError):
-    """A replay reached a different state than the recording."""
+    """A replay reached a different state than the recording; `step` is the number of
+    actions taken when it did (0: the initial state)."""
+
+    def __init__(self, message: str, step: int | None = None) -> None:
+        super().__init__(message)
+        self.step = step
 
 
 def replay(trajectory: Trajectory, world: World | None = None) -> World:
-    """Re-run a trajectory and check every state against its recorded digest. An action the
-    spec does not have is a SpecError located in the trajectory's file."""
+    """Re-run a trajectory, letting each recorded novelty arrive at its step, and check every
+    state against its recorded digest. An action the spec does not have, or a recorded novelty
+    that does not apply, is a SpecError located in the trajectory's file. A `world` given
+    must be of the spec with the novelties of the reset (`spec_world` makes it)."""
     if world is None:
         world = spec_world(trajectory)
     world.reset(trajectory.seed)
+    arrived = arrivals(trajectory, world, 0)
     if trajectory.digests and state_digest(world.state) != trajectory.digests[0]:
-        raise ReplayMismatch("the initial state differs: was the spec changed?")
+        raise ReplayMismatch("the initial state differs: was the spec changed?"
+                             + _after(trajectory, arrived), 0)
     for i, name in enumerate(trajectory.actions):
         if name not in world.action_names():
             raise SpecError("not an action of the spec", file=trajectory.file or "<trajectory>",
                             key_path=f"actions[{i}]", expected="one of the spec's actions",
                             found=name)
         world.step(name)
+        arrived = arrivals(trajectory, world, i + 1)
         if i + 1 < len(trajectory.digests) and state_digest(world.state) != (
                 trajectory.digests[i + 1]):
-            raise ReplayMismatch(f"state after action {i} ({name}) differs from the recording")
+            raise ReplayMismatch(f"state after action {i} ({name}) differs from the recording"
+                                 + _after(trajectory, arrived), i + 1)
     return world
 
 
+def arrivals(trajectory: Trajectory, world: World, step: int) -> list[int]:
+    """Let the novelties recorded at `step` (after that many actions) arrive in `world`, the
+    replay's running world; the indices of those that arrived."""
+    return arrive_due(world, trajectory.spec, trajectory.injections, step,
+                      trajectory.file or "<trajectory>")
+
+
+def _after(trajectory: Trajectory, arrived: list[int]) -> str:
+    names = ", ".join(f"'{trajectory.injections[i].novelty.name}'" for i in arrived)
+    return f" (after novelty {names} arrived)" if arrived else ""
+
+
 def spec_world(trajectory: Trajectory) -> World:
-    """The world of the trajectory's spec; a spec that no longer loads is located at `spec`."""
+    """The world of the trajectory's spec, with the novelties recorded at its reset; a spec
+    that no longer loads is located at `spec`, a novelty that does not apply at its entry."""
+    file = trajectory.file or "<trajectory>"
+    at_reset = [i for i, r in enumerate(trajectory.injections) if r.reset]
     try:
+        if at_reset:
+            return World(composed_spec(trajectory.spec, trajectory.injections, None, file,
+                                       at_reset[-1]))
         return World(trajectory.spec)
     except SpecError:
         raise
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise SpecError(f"cannot load the spec ({type(exc).__name__})",
-                        file=trajectory.file or "<trajectory>", key_path="spec",
+                        file=file, key_path="spec",
                         expected="a spec that still loads") from None

@@ -58,6 +58,16 @@ def test_keyboard_play_saves_a_replayable_game(open_page: Any, studio: Any, tmp_
     page.wait_for_selector("#play-events li[data-kind=novelty]")
     assert "select_axe" in page.locator("#play-actions button").all_text_contents()
     press(page, "w")
+    # the game with its novelty still replays: the axe arrived after world step 3
+    page.fill("#play-name", "kbd_novelty")
+    page.click("#play-save")
+    page.wait_for_function("document.getElementById('play-status').textContent"
+                           ".includes('kbd_novelty')")
+    assert "re-applying 1 novelty" in page.text_content("#play-status")
+    capsys.readouterr()
+    assert main(["replay", str(tmp_path / "levels" / "kbd_novelty.json")]) == 0
+    out = capsys.readouterr().out
+    assert "'axe' after step 3" in out and "every state matches" in out
 
 
 def test_editor_tools_plan_and_play(open_page: Any, studio: Any) -> None:
