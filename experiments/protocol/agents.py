@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from nesyworld.experiments.protocol.records import UNMASKED
 from nesyworld.hybrid import (
     HYBRID_AGENTS,
     EpisodeResult,
@@ -181,7 +182,8 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
                         ) -> ProtocolAgent:
     """A fresh agent by its protocol name (see records.AGENTS), seeded from the run seed.
     `pretrained`: for RL agents, a checkpoint file saved by `RLAgent.save` to start from
-    instead of training (pretraining.py fills in the run's agent and seed)."""
+    instead of training (pretraining.py fills in the run's agent and seed); one trained with
+    the action masks and loaded by an `_unmasked` agent (or the reverse) is a CheckpointError."""
     kb = KnowledgeBase.from_world(domain)
     seed = seeds.run
     if name == "planning":
@@ -190,8 +192,9 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
         recovery, repair = hybrid_configs(name, seed)
         return SymbolicProtocolAgent(HybridAgent(env, kb, None, recovery, repair=repair),
                                      learns=True, seeds=seeds)
-    base_name, _, extra = name.partition("+")
-    if base_name not in ("rl", "transfer_rl"):
+    masks = not name.endswith(UNMASKED)  # the paper's plain action space when unmasked
+    base_name, _, extra = name.removesuffix(UNMASKED).partition("+")
+    if base_name not in ("rl", "transfer_rl") or extra not in ("", "icm"):
         raise ValueError(f"unknown agent {name!r}")
     icm = ICMConfig() if extra == "icm" else None
 
@@ -200,7 +203,7 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
             train, seed=seeds.learner, env_seed=seeds.learner_envs(), progress=False,
             epoch_length=epoch_steps,
             max_episode_steps=max_episode_steps, stop_on_convergence=False,
-            eval_episodes=1), icm=icm)
+            eval_episodes=1), icm=icm, action_masks=masks)
 
     pre, post = config(PRE_NOVELTY_TRAIN), config(POST_NOVELTY_TRAIN)
     agent = RLAgent(env, kb, pre)

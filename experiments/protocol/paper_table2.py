@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
+from nesyworld.experiments.protocol.records import UNMASKED
 from nesyworld.experiments.protocol.report import (
     METRIC_DIGITS,
     METRIC_LABELS,
@@ -73,7 +74,10 @@ def paper_comparison(rows: Sequence[Table2Row], paper: Sequence[PaperRow] | None
     lookup = {(p.novelty, p.agent): p for p in (load_paper_table2() if paper is None else paper)}
     out = []
     for r in rows:
-        p = lookup.get((r.novelty, r.agent))
+        # an unmasked variant is the paper's agent itself (records.UNMASKED; its RL agents
+        # had no action masks), so it is compared with the paper's row of that name
+        p = lookup.get((r.novelty, r.agent)) or lookup.get((r.novelty, r.agent.removesuffix(
+            UNMASKED)))
         if p is None:
             continue
         ours = {"s_pre": r.s_pre, "i_novelty": r.i_novelty, "t_adapt": r.t_adapt_env_steps,

@@ -18,17 +18,30 @@ into place, so a killed run never leaves a half-written checkpoint for the next 
 from __future__ import annotations
 
 import contextlib
+import string
 from collections.abc import Iterator
 from pathlib import Path
+
+from nesyworld.experiments.protocol.records import UNMASKED
 
 __all__ = ["checkpoint_path", "pretraining_lock"]
 
 
 def checkpoint_path(template: str, agent: str, seed: int) -> Path | None:
-    """The pre-trained checkpoint of (agent, seed): `{agent}` and `{seed}` filled in."""
+    """The pre-trained checkpoint of (agent, seed): `{agent}` and `{seed}` filled in.
+
+    Masked and unmasked agents (records.UNMASKED) never share a file: `{agent}` names them
+    apart (transfer_rl_0.pt, transfer_rl_unmasked_0.pt), and a template without `{agent}`
+    gets the suffix on its stem for an unmasked agent. Why: a policy pre-trained with the
+    world's action masks never learned to act without them (loading one anyway is a
+    CheckpointError, hybrid/baselines/legal_actions.py)."""
     if not template:
         return None
-    return Path(template.format(agent=agent.replace("+", "_"), seed=seed))
+    path = Path(template.format(agent=agent.replace("+", "_"), seed=seed))
+    fields = {f for _, f, _, _ in string.Formatter().parse(template) if f is not None}
+    if agent.endswith(UNMASKED) and "agent" not in fields:
+        path = path.with_name(path.stem + UNMASKED + path.suffix)
+    return path
 
 
 @contextlib.contextmanager

@@ -26,9 +26,15 @@ from typing import Any, Literal
 
 Phase = Literal["pre", "post"]
 
+UNMASKED = "_unmasked"
+"""Suffix of an RL agent that trains and acts without the world's action masks, as the
+paper's RL agents did (`RLConfig.action_masks=False`, hybrid/baselines/legal_actions.py):
+`transfer_rl+icm_unmasked` is Transfer RL + ICM on the plain action space."""
+RL_AGENTS = ("rl", "rl+icm", "transfer_rl", "transfer_rl+icm")
 AGENTS = ("planning", "repair+rapidlearn+", "repair+rapidlearn", "rapidlearn", "rapidlearn+",
-          "rl", "rl+icm", "transfer_rl", "transfer_rl+icm")
-"""Agent names the protocol knows (`+` / `+icm`: with ICM curiosity)."""
+          *RL_AGENTS, *(name + UNMASKED for name in RL_AGENTS))
+"""Agent names the protocol knows (`+` / `+icm`: with ICM curiosity; `_unmasked`: see
+`UNMASKED`)."""
 
 
 PROTOCOL_NAMES = ("paper", "light", "custom")

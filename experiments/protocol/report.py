@@ -34,8 +34,9 @@ __all__ = ["AGENT_ORDER", "METRIC_DIGITS", "METRIC_LABELS", "NOVELTY_ORDER", "PA
 
 NOVELTY_ORDER = ("axe", "chest", "distance", "fence", "fire")
 """Table 2's order (the paper's "Trader" novelty is our "distance")."""
-AGENT_ORDER = ("repair+rapidlearn+", "repair+rapidlearn", "rapidlearn+",
-               "rapidlearn", "transfer_rl+icm", "transfer_rl", "rl+icm", "rl",
+AGENT_ORDER = ("repair+rapidlearn+", "repair+rapidlearn", "rapidlearn+", "rapidlearn",
+               "transfer_rl+icm", "transfer_rl+icm_unmasked", "transfer_rl",
+               "transfer_rl_unmasked", "rl+icm", "rl+icm_unmasked", "rl", "rl_unmasked",
                "planning")
 PAPER_SOURCE = "Goel et al., NovelGym (AAMAS 2024), table 2"
 PAPER_METRICS = ("s_pre", "i_novelty", "t_adapt", "s_post", "delta_t")

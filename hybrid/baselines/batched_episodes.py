@@ -96,15 +96,17 @@ def play_batched(env: VectorEnv, seeds: Sequence[int], act: BatchActor,
 
 def evaluate_policy(env: gym.Env, policy: Policy, seeds: Sequence[int],
                     forbidden: Sequence[str], greedy: bool, rng: np.random.Generator,
-                    max_episode_steps: int | None = None) -> list[EpisodeResult]:
+                    max_episode_steps: int | None = None, action_masks: bool = True
+                    ) -> list[EpisodeResult]:
     """`play_batched` on one copy per seed of `env`'s current world, with `env`'s observation
-    config and the `forbidden` actions masked as `ForbidActions` masks them; `policy` acts
-    as `policy_actions` says. The caller checks `steady_world` and that the world is the one
-    the episodes play in (after a novelty: reset `env` first)."""
+    config and the `forbidden` actions masked as `ForbidActions` masks them (with
+    `action_masks=False`, every other action offered: `RLConfig.action_masks`); `policy`
+    acts as `policy_actions` says. The caller checks `steady_world` and that the world is
+    the one the episodes play in (after a novelty: reset `env` first)."""
     inner: Any = env.unwrapped
     venv = VectorForbidActions(
         NesyVectorEnv(len(seeds), spec=inner.world.spec, observation=inner.config),
-        tuple(forbidden))
+        tuple(forbidden), action_masks)
     if tuple(venv.unwrapped.action_names) != tuple(inner.action_names):  # type: ignore[attr-defined]
         raise RuntimeError("the batched copies name their actions otherwise than the env")
 

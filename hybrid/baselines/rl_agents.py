@@ -19,7 +19,7 @@ import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, SupportsFloat
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -27,6 +27,12 @@ import torch
 from gymnasium.spaces.utils import flatdim
 
 from nesyworld.hybrid.baselines.batched_episodes import evaluate_policy, skip_episodes, steady_world
+from nesyworld.hybrid.baselines.legal_actions import (
+    CHECKPOINT_KEY,
+    ForbidActions,
+    check_masking,
+    offered,
+)
 from nesyworld.hybrid.baselines.shaping import PlanShapedReward, ShapingConfig
 from nesyworld.hybrid.baselines.transfer import (
     SpaceNames,
@@ -84,6 +90,14 @@ class RLConfig:
     """Actions masked in training and acting. give_up by default: with -1 a step and 0 for
     giving up, quitting at once is the best return until the goal has been found, and PPO
     learns that long before it finds the goal."""
+    action_masks: bool = True
+    """Tell the policy, in training and acting, which actions the world would refuse
+    (`info["action_mask"]`). False is the NovelGym paper's RL agents (appendix B: a plain
+    action space, no masks): every action but the `forbidden` ones is offered, and an illegal
+    one is taken, refused by the world, and costs its step. Why it matters: the masks carry a
+    novelty's new preconditions into the policy, so a masked policy adapts almost for free
+    (`nesyworld.hybrid.baselines.legal_actions`). A checkpoint records which way it was
+    trained, and an agent refuses one trained the other way."""
     vector: bool = True
     """Train on the batched core: `train.num_envs` copies in one `NesyVectorEnv`, stepped in
     one compiled call (`nesyworld.hybrid.baselines.vector_envs`), when the observation is LiDAR and
@@ -92,31 +106,6 @@ class RLConfig:
 
 TRANSFER_RL_CONFIG = RLConfig(train=POST_NOVELTY_TRAIN)
 """Transfer RL fine-tunes with the post-novelty routine (table 7)."""
-
-
-class ForbidActions(gym.Wrapper):
-    """Marks named actions illegal in `info["action_mask"]`; names are looked up in the env's
-    current action list, so a novelty that shifts indices cannot unmask the wrong action."""
-
-    def __init__(self, env: gym.Env, names: Sequence[str]) -> None:
-        super().__init__(env)
-        self.names = tuple(names)
-
-    def _mask(self, info: dict[str, Any]) -> dict[str, Any]:
-        if self.names and "action_mask" in info:
-            info["action_mask"] = forbid(info["action_mask"],
-                                         self.env.unwrapped.action_names,  # type: ignore[attr-defined]
-                                         self.names)
-        return info
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[Any, dict[str, Any]]:
-        obs, info = self.env.reset(seed=seed, options=options)
-        return obs, self._mask(info)
-
-    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        return obs, reward, terminated, truncated, self._mask(info)
 
 
 @contextlib.contextmanager
@@ -133,15 +122,6 @@ def _torch_threads(n: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def forbid(mask: Any, action_names: Sequence[str], names: Sequence[str]) -> np.ndarray:
-    """`mask` with the named actions illegal, unless that would leave no legal action."""
-    out = np.array(mask, dtype=bool)
-    for name in names:
-        if name in action_names:
-            out[action_names.index(name)] = False
-    return out if out.any() else np.array(mask, dtype=bool)
-
-
 def task_env(spec: SpecRef | WorldSpec, observation: ObservationConfig) -> gym.Env:
     """A fresh NesyGridEnv of `spec`; a SpecRef is rebuilt here because a WorldSpec does not
     pickle and subprocess vector envs pickle their factories."""
@@ -152,14 +132,17 @@ def task_env(spec: SpecRef | WorldSpec, observation: ObservationConfig) -> gym.E
 @dataclass(frozen=True)
 class TrainingEnvFactory:
     """Training envs for `train`: `make`'s env with plan shaping (unless None) and the
-    forbidden actions masked. Picklable when `make` is; the copies made in one process share
-    one plan cache, since initial states repeat."""
+    forbidden actions masked (with `action_masks=False`, nothing else is). Picklable when
+    `make` is; the copies made in one process share one plan cache, since initial states
+    repeat."""
 
     make: Callable[[], gym.Env]
     shaping: ShapingConfig | None
     kb: KnowledgeBase | None
     forbidden: tuple[str, ...]
     cache: PlanCache = field(default_factory=PlanCache, compare=False)
+    action_masks: bool = True
+    """False: every action but the forbidden ones reported legal (`RLConfig.action_masks`)."""
 
     def __call__(self) -> gym.Env:
         env = self.make()
@@ -167,7 +150,7 @@ class TrainingEnvFactory:
             planner = Planner(self.shaping.planner, timeout=self.shaping.planner_timeout,
                               cache=self.cache)
             env = PlanShapedReward(env, self.kb, self.shaping, planner)
-        return ForbidActions(env, self.forbidden)
+        return ForbidActions(env, self.forbidden, self.action_masks)
 
 
 def _checkpoint_names(ckpt: Checkpoint, where: str = "checkpoint") -> SpaceNames:
@@ -219,6 +202,7 @@ class RLAgent:
             checkpoint = self._fresh_checkpoint()
         else:
             self.names = _checkpoint_names(checkpoint)
+            check_masking(checkpoint, config.action_masks)
         self._use(checkpoint)
         self._sync()
 
@@ -229,7 +213,8 @@ class RLAgent:
     def act(self, observation: Any, info: dict[str, Any]) -> int:
         self._sync()
         names = self.names.actions
-        mask = forbid(mask_from_info(info, len(names)), names, self.config.forbidden)
+        mask = offered(mask_from_info(info, len(names)), names, self.config.forbidden,
+                       self.config.action_masks)
         with _torch_threads(self.config.train.torch_threads):
             return self.policy.act(observation, mask)
 
@@ -295,7 +280,8 @@ class RLAgent:
                 rng = np.random.default_rng([self.config.train.seed, seeds[0]])
                 with _torch_threads(self.config.train.torch_threads):
                     return evaluate_policy(self.env, self.policy, seeds, self.config.forbidden,
-                                           self.config.greedy, rng, max_episode_steps)
+                                           self.config.greedy, rng, max_episode_steps,
+                                           self.config.action_masks)
             skip_episodes(self.env, -1)  # take the probe reset back: run_episode resets again
         env = self.env if max_episode_steps is None else gym.wrappers.TimeLimit(
             self.env, max_episode_steps)
@@ -303,11 +289,13 @@ class RLAgent:
 
     def save(self, path: str | Path) -> None:
         """One checkpoint file: weights, optimiser, configs and the names of the spaces."""
-        save_checkpoint(path, self.checkpoint, agent=self.name, names=self.names.as_dict())
+        save_checkpoint(path, self.checkpoint, agent=self.name, names=self.names.as_dict(),
+                        **{CHECKPOINT_KEY: self.config.action_masks})
 
     def load(self, path: str | Path) -> None:
         ckpt = load_checkpoint(path)  # every problem: one CheckpointError naming the file
         self.names = _checkpoint_names(ckpt, str(path))
+        check_masking(ckpt, self.config.action_masks, str(path))
         self._use(ckpt)
         self._spaces = None
         self._sync()
@@ -322,7 +310,7 @@ class RLAgent:
         make = self.train_env or functools.partial(
             task_env, SpecRef.of(inner.world.spec), inner.config)  # type: ignore[attr-defined]
         return TrainingEnvFactory(make, self.shaping, self.kb, self.config.forbidden,
-                                  self._cache)
+                                  self._cache, self.config.action_masks)
 
     def batched_core(self) -> bool:
         """Whether copies of the acting env's current world can run on the batched core (see
@@ -346,7 +334,7 @@ class RLAgent:
         return VectorTrainingEnvFactory(inner.world.spec,  # type: ignore[attr-defined]
                                         inner.config,  # type: ignore[attr-defined]
                                         self.shaping, self.kb, self.config.forbidden,
-                                        self._cache)
+                                        self._cache, self.config.action_masks)
 
     def _fresh_checkpoint(self) -> Checkpoint:
         """Untrained networks, built directly rather than through `build_learner`: tianshou
@@ -361,7 +349,8 @@ class RLAgent:
                           observation_space=inner.observation_space,
                           action_space=inner.action_space, obs_dim=obs_dim,
                           actor_state=actor.state_dict(), critic_state=critic.state_dict(),
-                          metadata={"names": self.names.as_dict()})
+                          metadata={"names": self.names.as_dict(),
+                                    CHECKPOINT_KEY: self.config.action_masks})
 
     def _use(self, ckpt: Checkpoint) -> None:
         if ckpt.ppo.hidden_sizes != self.config.ppo.hidden_sizes:  # the weights' shape rules

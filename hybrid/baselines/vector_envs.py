@@ -100,17 +100,23 @@ class VectorPlanShapedReward(VectorWrapper):
 
 class VectorForbidActions(VectorWrapper):
     """`ForbidActions` for a vector env: the named actions are illegal in every copy's
-    ``info["action_mask"]``, except in a copy where nothing else would be legal."""
+    ``info["action_mask"]``, except in a copy where nothing else would be legal. With
+    `action_masks=False` every copy's mask starts all-legal instead of the world's
+    (`nesyworld.hybrid.baselines.legal_actions`)."""
 
-    def __init__(self, env: VectorEnv, names: tuple[str, ...]) -> None:
+    def __init__(self, env: VectorEnv, names: tuple[str, ...], action_masks: bool = True
+                 ) -> None:
         super().__init__(env)
         action_names = env.unwrapped.action_names  # type: ignore[attr-defined]
         self.names = names
+        self.action_masks = action_masks
         self.columns = [action_names.index(a) for a in names if a in action_names]
 
     def _mask(self, info: dict[str, Any]) -> dict[str, Any]:
-        if self.columns and "action_mask" in info:
+        if "action_mask" in info and (self.columns or not self.action_masks):
             mask = info["action_mask"]
+            if not self.action_masks:  # the paper's plain action space: nothing refused ahead
+                mask = np.ones_like(mask, dtype=bool)
             out = mask.copy()
             out[:, self.columns] = False
             empty = ~out.any(axis=1)
@@ -139,6 +145,8 @@ class VectorTrainingEnvFactory:
     kb: KnowledgeBase | None
     forbidden: tuple[str, ...]
     cache: PlanCache = field(default_factory=PlanCache, compare=False)
+    action_masks: bool = True
+    """False: every action but the forbidden ones reported legal (`RLConfig.action_masks`)."""
 
     def __call__(self, num_envs: int) -> VectorEnv:
         env: VectorEnv = NesyVectorEnv(num_envs, spec=self.spec, observation=self.observation)
@@ -146,4 +154,4 @@ class VectorTrainingEnvFactory:
             planner = Planner(self.shaping.planner, timeout=self.shaping.planner_timeout,
                               cache=self.cache)
             env = VectorPlanShapedReward(env, self.kb, self.shaping, planner)
-        return VectorForbidActions(env, self.forbidden)
+        return VectorForbidActions(env, self.forbidden, self.action_masks)
