@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from nesyworld.experiments.studio.levels import with_tile_colors
+from nesyworld.experiments.terminal_play.play_session import FIXED_KEYS
 from nesyworld.hybrid import PlanningAgent
 from nesyworld.hybrid.recording.writer import EpisodeRecording, FrameEncoder
 from nesyworld.world import World
@@ -33,10 +34,8 @@ from nesyworld.world.simulation.recorded_novelty import (
 )
 from nesyworld.world.simulation.trajectory import state_digest
 
-KEYS = {"w": "move_forward", "s": "move_backward", "a": "move_left", "d": "move_right",
-        "q": "rotate_left", "e": "rotate_right", "b": "break", "c": "collect", "u": "use",
-        "p": "place", "n": "nop"}
-"""The page's keys: the ones `nesyworld play` used in the terminal (any action is also a
+KEYS = {key: action for key, action in FIXED_KEYS.items() if len(key) == 1}
+"""The page's keys: the letters of `nesyworld play` in the terminal (any action is also a
 button under the map)."""
 MAX_GAMES = 8
 """Games kept at once; the oldest is dropped beyond that (a tab left open costs little)."""

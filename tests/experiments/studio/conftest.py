@@ -4,6 +4,7 @@ training budget)."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -43,9 +44,17 @@ def recordings(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 # --- a real headless Chromium ----------------------------------------------------------------
-# Debian's Chromium, never a browser Playwright downloads (CI installs the package through
-# .ci/run); on a machine without it the browser tests skip and say why.
-CHROMIUM = Path("/usr/bin/chromium")
+# The machine's own Chromium (Debian's package, which CI installs through .ci/run, or any
+# chromium / chrome on PATH), never a browser Playwright downloads; on a machine without one
+# the browser tests skip and say why. The browser is a tool the tests drive, like python.
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def find_chromium() -> Path | None:
+    found = next((shutil.which(name) for name in CHROMIUM_NAMES if shutil.which(name)), None)
+    return Path(found) if found else None
+
+
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                   "--no-first-run", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync"]
@@ -53,12 +62,14 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 
 @pytest.fixture(scope="session")
 def browser():  # type: ignore[no-untyped-def]
-    if not CHROMIUM.exists():
-        pytest.skip(f"the studio's browser tests need Chromium at {CHROMIUM} "
-                    "(Debian: apt-get install chromium; CI installs it)")
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip(f"the studio's browser tests need Chromium on PATH (one of "
+                    f"{', '.join(CHROMIUM_NAMES)}; Debian: apt-get install chromium; CI "
+                    "installs it)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        b = p.chromium.launch(executable_path=str(chromium), args=CHROMIUM_FLAGS)
         yield b
         b.close()
 
