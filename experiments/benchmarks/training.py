@@ -17,6 +17,12 @@ Each row is the best of `--repeats` runs, alternated with as many runs of its re
 - With `--rl-baseline`: the RL baseline (`RLAgent.learn`, plan-shaped PPO) on the batched core
   against the same run on one `NesyGridEnv` per copy.
 
+Beside each row but the RL baseline's: its FLOP ceiling on one thread (roofline.py: the
+matrix-product FLOPs of a training env step, counted on the row's own settings, against this
+machine's rate on those products, measured in the same run after every timing), and the
+row's fraction of it; likewise for its reference (JSON). No implementation with a row's
+settings can train faster than its ceiling on one thread.
+
     python -m nesyworld.experiments.benchmarks.training --steps 32768 --envs 64 --json
 """
 
@@ -36,19 +42,30 @@ import torch
 
 from nesyworld.experiments.benchmarks.minimal_ppo import MinimalPPO
 from nesyworld.experiments.benchmarks.minimal_ppo import run as minimal_ppo_rate
-from nesyworld.hybrid.agents.planning_agent import PlanningAgent, PlanningConfig
+from nesyworld.experiments.benchmarks.roofline import (
+    MatmulClock,
+    count_minimal_ppo_flops,
+    count_setting,
+    roofline,
+)
+from nesyworld.experiments.benchmarks.training_settings import (
+    SPEC,
+    Setting,
+    axe_failure,
+    ppo_settings,
+    ppo_train_config,
+    recovery_setting,
+)
 from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig
-from nesyworld.hybrid.execution.monitor import OperatorFailure
-from nesyworld.hybrid.recovery.env import from_failure, recovery_env_factory
+from nesyworld.hybrid.recovery.env import from_failure
 from nesyworld.hybrid.recovery.recover import RecoveryConfig
 from nesyworld.learning import EpochRecord, ICMConfig, PPOConfig, TrainConfig, train
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
-from nesyworld.world import World
 from nesyworld.world.envs.gym_env import NesyGridEnv
 from nesyworld.world.envs.vector_env import NesyVectorEnv
-from nesyworld.world.novelty.transforms import apply_novelties
 
-SPEC = "pogostick"
+__all__ = ["SPEC", "Row", "axe_failure", "env_rate", "measure", "ppo_rate", "recovery_rate",
+           "reference_rate", "rl_rate", "vector_env_rate", "with_ceilings"]
 
 
 @dataclass
@@ -58,10 +75,18 @@ class Row:
     reference_name: str
     reference: float  # env steps/s
     env_only: float | None = None  # env steps/s of the env alone, random actions (if measured)
+    mflop_per_step: float | None = None  # matrix-product MFLOP a training env step (roofline.py)
+    ceiling: float | None = None  # env steps/s those products allow on 1 thread, if measured
+    reference_ceiling: float | None = None  # the same for the reference
     ratio: float = field(init=False)
+    of_ceiling: float | None = field(init=False)  # ours / ceiling
+    reference_of_ceiling: float | None = field(init=False)  # reference / reference_ceiling
 
     def __post_init__(self) -> None:
         self.ratio = self.ours / self.reference
+        self.of_ceiling = None if self.ceiling is None else self.ours / self.ceiling
+        self.reference_of_ceiling = (None if self.reference_ceiling is None
+                                     else self.reference / self.reference_ceiling)
 
 
 def _train_config(steps: int, num_envs: int) -> TrainConfig:
@@ -104,29 +129,11 @@ def env_rate(env: gym.Env, steps: int, seed: int = 0) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def axe_failure(kb: KnowledgeBase) -> tuple[World, OperatorFailure]:
-    """The planning agent under the Axe novelty, run until an operator fails."""
-    env = NesyGridEnv(apply_novelties(SPEC, ["axe"]))
-    agent = PlanningAgent(env, kb, PlanningConfig())
-    obs, info = env.reset(seed=0)
-    agent.reset(obs, info)
-    for _ in range(300):
-        obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
-        agent.observe(obs, float(reward), terminated, truncated, info)
-        if agent.failures or terminated or truncated:
-            break
-    if not agent.failures:
-        raise RuntimeError("the Axe novelty broke no operator on this map")
-    return agent.world, agent.failures[0]
-
-
 def ppo_rate(steps: int, num_envs: int, chunk: int, ppo: PPOConfig,
              icm: ICMConfig | None = None) -> float:
     """Training env steps/s (collection + updates, evaluation not) of `train` on
     `num_envs` NesyVectorEnv copies of the task."""
-    config = TrainConfig(step_budget=steps, epoch_length=max(chunk, steps // 2),
-                         collect_chunk=chunk, num_envs=num_envs, progress=False,
-                         eval_episodes=2, max_episode_steps=300, stop_on_convergence=False)
+    config = ppo_train_config(steps, num_envs, chunk)
     result = train(config=config, ppo=ppo, icm=icm,
                    vector_env_factory=lambda n: NesyVectorEnv(n, SPEC))
     return _rate(result.epochs)
@@ -155,18 +162,29 @@ def paired(ours: Callable[[], float], reference: Callable[[], float],
     return max(got), max(ref)
 
 
-def recovery_rate(steps: int, kb: KnowledgeBase) -> tuple[Callable[[], float], float, str]:
+def recovery_rate(steps: int, kb: KnowledgeBase) -> tuple[Callable[[], float], float, Setting]:
     """PPO+ICM on the Axe failure with the recovery's own settings (RecoveryConfig): a
-    function measuring it, its recovery env's own rate (random legal actions), and a name."""
+    function measuring it, its recovery env's own rate (random legal actions), and the row."""
     world, failure = axe_failure(kb)
-    rc = RecoveryConfig()
-    raw = env_rate(from_failure(world, failure, kb, rc.env), min(steps, 4000))
-    factory = recovery_env_factory(world.spec, failure.snapshot,  # type: ignore[arg-type]
-                                   failure, kb, rc.env)
-    config = replace(rc.train, step_budget=steps, stop_on_convergence=False)
-    name = (f"recovery training, PPO+ICM (Axe failure; {config.num_envs} envs, chunk "
-            f"{config.collect_chunk}, minibatch {rc.ppo.batch_size} x{rc.ppo.epochs_per_update})")
-    return lambda: _rate(train(factory, config, rc.ppo, rc.icm).epochs), raw, name
+    raw = env_rate(from_failure(world, failure, kb, RecoveryConfig().env), min(steps, 4000))
+    setting = recovery_setting(world, failure, kb, steps)
+    return lambda: _rate(setting.run().epochs), raw, setting
+
+
+def with_ceilings(rows: list[Row], settings: list[Setting | None], repeats: int = 5
+                  ) -> list[Row]:
+    """The rows with their FLOP ceilings on one thread, the threads they run with (a None
+    setting: no ceiling). Call it after every timing: counting imports torch._dynamo."""
+    clock, out = MatmulClock(repeats=max(5, repeats)), []
+    for row, setting in zip(rows, settings, strict=True):
+        if setting is None:
+            out.append(row)
+            continue
+        ours = roofline(count_setting(setting), clock, threads=1)
+        ref = roofline(count_minimal_ppo_flops(setting.reference), clock, threads=1)
+        out.append(replace(row, mflop_per_step=ours.flops_per_step / 1e6,
+                           ceiling=ours.ceiling, reference_ceiling=ref.ceiling))
+    return out
 
 
 def measure(steps: int, num_envs: int, minibatch: int = 2048, passes: int = 4,
@@ -174,38 +192,32 @@ def measure(steps: int, num_envs: int, minibatch: int = 2048, passes: int = 4,
     torch.set_num_threads(1)  # as TrainConfig.torch_threads does for the real path
     chunk = max(num_envs, min(4096, steps // 4) // num_envs * num_envs)
     raw = vector_env_rate(num_envs, min(steps, 20_000))
-    fast, default = PPOConfig(batch_size=minibatch, epochs_per_update=passes), PPOConfig()
+    fast = PPOConfig(batch_size=minibatch, epochs_per_update=passes)
     ppo_rate(4 * num_envs, num_envs, 2 * num_envs, fast, ICMConfig())  # warm: first calls
 
-    def row(name: str, ours: Callable[[], float], envs: int, chunk: int, ppo: PPOConfig,
-            env_only: float) -> Row:
-        mb, k = ppo.batch_size, ppo.epochs_per_update
-        got, ref = paired(ours, lambda: reference_rate(steps, envs, chunk, mb, k), repeats)
-        ref_name = (f"minimal PPO (minimal_ppo.py) on NesyVectorEnv, {envs} copies, chunk "
-                    f"{chunk}, minibatch {mb} x{k}")
-        return Row(name, got, ref_name, ref, env_only=env_only)
+    def row(setting: Setting, ours: Callable[[], float], env_only: float) -> Row:
+        ref_cfg, train_cfg, ppo = setting.reference, setting.train, setting.ppo
+        got, ref = paired(ours, lambda: minimal_ppo_rate(ref_cfg, steps), repeats)
+        ref_name = (f"minimal PPO (minimal_ppo.py) on NesyVectorEnv, {train_cfg.num_envs} "
+                    f"copies, chunk {train_cfg.collect_chunk}, minibatch {ppo.batch_size} "
+                    f"x{ppo.epochs_per_update}")
+        return Row(setting.name, got, ref_name, ref, env_only=env_only)
 
-    setting = f"{num_envs} copies, chunk {chunk}"
-    rows = [row(f"PPO training, {setting}, minibatch {minibatch} x{passes}",
-                lambda: ppo_rate(steps, num_envs, chunk, fast), num_envs, chunk, fast, raw),
-            row(f"PPO+ICM training, {setting}, minibatch {minibatch} x{passes}",
-                lambda: ppo_rate(steps, num_envs, chunk, fast, ICMConfig()), num_envs, chunk,
-                fast, raw),
-            row(f"PPO training, {setting}, default PPOConfig (minibatch 64 x8)",
-                lambda: ppo_rate(steps, num_envs, chunk, default), num_envs, chunk, default,
-                raw)]
+    ppo_rows = ppo_settings(steps, num_envs, chunk, minibatch, passes)
+    rows = [row(s, lambda s=s: _rate(s.run().epochs), raw) for s in ppo_rows]
+    settings: list[Setting | None] = [*ppo_rows]
     kb = KnowledgeBase.from_world(SPEC)
     if recovery:
-        rc = RecoveryConfig()
-        measure_recovery, rec_raw, name = recovery_rate(steps, kb)
-        rows.append(row(name, measure_recovery, rc.train.num_envs, rc.train.collect_chunk,
-                        rc.ppo, rec_raw))
+        measure_recovery, rec_raw, setting = recovery_rate(steps, kb)
+        settings.append(setting)
+        rows.append(row(setting, measure_recovery, rec_raw))
     if rl_baseline:
         batched = rl_rate(steps, num_envs, True, kb)
+        settings.append(None)
         rows.append(Row(f"RL baseline training, {num_envs} copies in one NesyVectorEnv",
                         batched, "the same, one NesyGridEnv per copy (DummyVectorEnv)",
                         rl_rate(steps, num_envs, False, kb), env_only=raw))
-    return rows
+    return with_ceilings(rows, settings, repeats)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -238,11 +250,18 @@ def _print_table(rows: list[Row], steps: int) -> None:
     from rich.table import Table
 
     table = Table(title=f"training speed: {steps} training env steps per run")
-    for col in ("training run", "env steps/s", "reference (same run)", "ratio", "env alone"):
+    for col in ("training run", "env steps/s", "reference (same run)", "ratio", "env alone",
+                "FLOP ceiling\n1 thread", "of ceiling"):
         table.add_column(col, justify="left" if col == "training run" else "right")
     for r in rows:
-        table.add_row(r.name, f"{r.ours:,.0f}", f"{r.reference:,.0f}\n[dim]{r.reference_name}[/]",
-                      f"{r.ratio:.3g}×", "-" if r.env_only is None else f"{r.env_only:,.0f}")
+        ref_of = ("" if r.reference_of_ceiling is None
+                  else f" ({r.reference_of_ceiling:.2f} of its ceiling)")
+        table.add_row(r.name, f"{r.ours:,.0f}",
+                      f"{r.reference:,.0f}{ref_of}\n[dim]{r.reference_name}[/]",
+                      f"{r.ratio:.3g}×", "-" if r.env_only is None else f"{r.env_only:,.0f}",
+                      "-" if r.ceiling is None
+                      else f"{r.ceiling:,.0f}\n[dim]{r.mflop_per_step:.2f} MFLOP/step[/]",
+                      "-" if r.of_ceiling is None else f"{r.of_ceiling:.2f}")
     Console(width=max(Console().width, 120)).print(table)
 
 

@@ -19,7 +19,7 @@ import statistics
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +43,21 @@ class RecoveryRunSpec:
     step_budget: int = 60_000
     eval_episodes: int = 20
     max_episodes: int = 60
+    minibatch: int | None = None
+    """PPO's minibatch in the recoveries (None: RecoveryConfig's own, 64)."""
+    passes: int | None = None
+    """PPO's passes over each chunk (None: RecoveryConfig's own, 8)."""
+
+    @property
+    def setting(self) -> str:
+        """The agent, with the PPO settings that differ from its own ("rapidlearn+ 256x8")."""
+        if self.minibatch is None and self.passes is None:
+            return self.agent
+        return f"{self.agent} {self.minibatch or 'default'}x{self.passes or 'default'}"
 
     @property
     def key(self) -> str:
-        return f"{self.spec}/{self.novelty}/{self.agent}/{self.seed}"
+        return f"{self.spec}/{self.novelty}/{self.setting.replace(' ', '/')}/{self.seed}"
 
 
 def run_one(config: RecoveryRunSpec) -> dict[str, Any]:
@@ -58,6 +69,12 @@ def run_one(config: RecoveryRunSpec) -> dict[str, Any]:
 
     start = time.perf_counter()
     recovery, repair = hybrid_configs(config.agent, config.seed, config.step_budget)
+    ppo = recovery.ppo
+    if config.minibatch is not None:
+        ppo = replace(ppo, batch_size=config.minibatch)
+    if config.passes is not None:
+        ppo = replace(ppo, epochs_per_update=config.passes)
+    recovery = replace(recovery, ppo=ppo)
     env = NoveltyInjector(NesyGridEnv(config.spec), [config.novelty])
     agent = HybridAgent(env, KnowledgeBase.from_world(config.spec), None, recovery,
                         novelty=config.novelty, repair=repair)
@@ -112,7 +129,9 @@ def summary_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     T_adapt and are counted apart, never averaged in."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in records:
-        groups.setdefault((r["config"]["novelty"], r["config"]["agent"]), []).append(r)
+        setting = RecoveryRunSpec(**r["config"]).setting if "minibatch" in r["config"] \
+            else r["config"]["agent"]
+        groups.setdefault((r["config"]["novelty"], setting), []).append(r)
     rows = []
     for (novelty, agent), rs in groups.items():
         steps = [float(r["t_adapt"]) for r in rs if r["t_adapt"] is not None]
@@ -158,10 +177,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--budget", type=int, default=60_000, help="training steps per recovery")
     p.add_argument("--eval-episodes", type=int, default=20)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--minibatch", type=int, help="PPO minibatch of the recoveries "
+                   "(default: RecoveryConfig's, 64)")
+    p.add_argument("--passes", type=int, help="PPO passes per chunk (default: 8)")
     p.add_argument("--out", type=Path, default=Path("results/recovery.jsonl"))
     p.add_argument("--json", action="store_true", help="print the summary rows as JSON")
     args = p.parse_args(argv)
-    configs = [RecoveryRunSpec(args.spec, n, s, a, args.budget, args.eval_episodes)
+    configs = [RecoveryRunSpec(args.spec, n, s, a, args.budget, args.eval_episodes,
+                               minibatch=args.minibatch, passes=args.passes)
                for n in args.novelties for a in args.agents for s in range(args.seeds)]
     records = sweep(configs, args.out, args.workers)
     rows = summary_rows(records)

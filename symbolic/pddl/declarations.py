@@ -8,12 +8,15 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from lark import Token, Tree
-from unified_planning.environment import Environment
 
 from nesyworld.symbolic.pddl.errors import Item, Source
 from nesyworld.symbolic.pddl.limits import MAX_SECOND_PARENTS, MAX_TYPE_DEPTH, MAX_TYPES
+
+if TYPE_CHECKING:
+    from unified_planning.environment import Environment
 
 
 @dataclass

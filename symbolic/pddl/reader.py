@@ -17,12 +17,11 @@ import functools
 import re
 import warnings
 from importlib.resources import files
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import unified_planning.model as upm
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from unified_planning.plans import ActionInstance, SequentialPlan
 
 from nesyworld.symbolic.pddl.declarations import Domain, domain_from_tree
 from nesyworld.symbolic.pddl.errors import (
@@ -43,6 +42,9 @@ from nesyworld.symbolic.pddl.limits import (
     text_from_bytes,
 )
 from nesyworld.symbolic.pddl.semantics import ProblemBuilder
+
+if TYPE_CHECKING:
+    from unified_planning.plans import SequentialPlan
 
 __all__ = [
     "Domain",
@@ -280,6 +282,8 @@ def read_plan(text: str, problem: upm.Problem, file: str = "<plan>") -> Sequenti
     (ignored: the plan is the order of the lines), bare ``action a b`` lines, ``;`` comments
     such as ``; cost = 3``, and a whole Metric-FF log.
     """
+    from unified_planning.plans import ActionInstance, SequentialPlan  # only plans need it
+
     em = problem.environment.expression_manager
     whole = _source(text, file)
     steps = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from nesyworld.experiments.cli.main import main
 from nesyworld.experiments.recovery.run import (
     RecoveryRunSpec,
     load_done,
+    run_one,
     summary_rows,
     sweep,
 )
@@ -83,3 +85,37 @@ def test_runs_that_did_not_adapt_are_counted_apart_not_averaged_in() -> None:
     (row,) = summary_rows([record(3_000), record(5_000), record(None)])
     assert (row["seeds"], row["adapted"], row["t_adapt_median"]) == (3, 2, 4_000)
     assert "paper" not in " ".join(map(str, row))  # the light protocol is not the paper's
+
+
+def test_ppo_settings_reach_the_recoveries_and_name_their_runs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import nesyworld.hybrid as hybrid
+
+    seen = {}
+
+    class Built(Exception):
+        pass
+
+    def agent(env: object, kb: object, config: object, recovery: object, **kw: object) -> None:
+        seen["ppo"] = recovery.ppo  # type: ignore[attr-defined]
+        raise Built
+
+    monkeypatch.setattr(hybrid, "HybridAgent", agent)
+    spec = RecoveryRunSpec(novelty="axe", minibatch=128, passes=4)
+    with pytest.raises(Built):
+        run_one(spec)
+    assert (seen["ppo"].batch_size, seen["ppo"].epochs_per_update) == (128, 4)
+    with pytest.raises(Built):
+        run_one(RecoveryRunSpec(novelty="axe"))
+    assert (seen["ppo"].batch_size, seen["ppo"].epochs_per_update) == (64, 8)
+
+    # a default run keeps the key older results files hold; a setting is a run of its own
+    assert RecoveryRunSpec(novelty="axe").key == "pogostick/axe/rapidlearn+/0"
+    assert spec.key == "pogostick/axe/rapidlearn+/128x4/0" and spec.setting.endswith("128x4")
+
+    def record(config: RecoveryRunSpec) -> dict:
+        return {"config": asdict(config), "t_adapt": 1_000, "post_novelty_success_rate": 1.0,
+                "recoveries": [{}], "wall_seconds": 1.0}
+
+    rows = summary_rows([record(spec), record(RecoveryRunSpec(novelty="axe"))])
+    assert sorted(r["agent"] for r in rows) == ["rapidlearn+", "rapidlearn+ 128x4"]

@@ -1,6 +1,6 @@
 """The training benchmark, run tiny: every row is a real measurement of a real training run,
-beside the minimal PPO measured in the same run, with its ratio oriented as the table says.
-No speed is asserted."""
+beside the minimal PPO measured in the same run, with its ratio oriented as the table says,
+and beside its FLOP ceiling (roofline.py). No speed is asserted."""
 
 from __future__ import annotations
 
@@ -25,3 +25,8 @@ def test_every_row_is_measured(capsys: pytest.CaptureFixture[str]) -> None:
         assert row["reference_name"].startswith("minimal PPO"), row
         assert row["env_only"] is not None and row["env_only"] > 0, row
         assert row["ratio"] == pytest.approx(row["ours"] / row["reference"]), row
+        assert row["mflop_per_step"] > 0, row
+        for ceiling, of, rate in (("ceiling", "of_ceiling", "ours"),
+                                  ("reference_ceiling", "reference_of_ceiling", "reference")):
+            assert math.isfinite(row[ceiling]) and row[ceiling] > 0, row
+            assert row[of] == pytest.approx(row[rate] / row[ceiling]), row

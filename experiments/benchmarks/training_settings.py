@@ -1,0 +1,115 @@
+"""The training rows the benchmarks measure (training.py) and bound (roofline.py): configs,
+envs and the issue's target of each, in one place so that the speed and the FLOP ceiling of a
+row are always of the same settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from nesyworld.experiments.benchmarks.minimal_ppo import MinimalPPO
+from nesyworld.hybrid.agents.planning_agent import PlanningAgent, PlanningConfig
+from nesyworld.hybrid.execution.monitor import OperatorFailure
+from nesyworld.hybrid.recovery.env import recovery_env_factory
+from nesyworld.hybrid.recovery.recover import RecoveryConfig
+from nesyworld.learning import (
+    ICMConfig,
+    PPOConfig,
+    TrainConfig,
+    TrainResult,
+    VectorEnvFactory,
+    train,
+)
+from nesyworld.learning.training.envs import EnvFactory
+from nesyworld.symbolic.knowledge_base import KnowledgeBase
+from nesyworld.world import World
+from nesyworld.world.envs.gym_env import NesyGridEnv
+from nesyworld.world.envs.vector_env import NesyVectorEnv
+from nesyworld.world.novelty.transforms import apply_novelties
+
+__all__ = ["SPEC", "TARGETS", "Setting", "axe_failure", "ppo_settings", "ppo_train_config",
+           "recovery_setting"]
+
+SPEC = "pogostick"
+TARGETS = {"ppo": 20_000.0, "ppo+icm": 15_000.0, "recovery": 10_000.0}
+"""The issue's targets, training env steps/s: PPO on 64 copies, PPO+ICM, and recovery
+training (PPO+ICM on 2 envs, minibatch 64 x 8, 500-step chunks)."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One training row: its configs and envs, and the issue's target for it (env steps/s)."""
+
+    name: str
+    train: TrainConfig
+    ppo: PPOConfig
+    icm: ICMConfig | None
+    target: float
+    env_factory: EnvFactory | None = None
+    vector_env_factory: VectorEnvFactory | None = None
+
+    def run(self) -> TrainResult:
+        return train(self.env_factory, self.train, self.ppo, self.icm,
+                     vector_env_factory=self.vector_env_factory)
+
+    @property
+    def reference(self) -> MinimalPPO:
+        """The minimal PPO with these copies, chunk, minibatch and passes (on pogostick)."""
+        envs = self.train.num_envs
+        return MinimalPPO(envs=envs, rollout=max(1, self.train.collect_chunk // envs),
+                          passes=self.ppo.epochs_per_update, minibatch=self.ppo.batch_size)
+
+
+def ppo_train_config(steps: int, num_envs: int, chunk: int) -> TrainConfig:
+    """The PPO rows' routine: `steps` of training in `chunk`-step chunks, no early stop."""
+    return TrainConfig(step_budget=steps, epoch_length=max(chunk, steps // 2),
+                       collect_chunk=chunk, num_envs=num_envs, progress=False,
+                       eval_episodes=2, max_episode_steps=300, stop_on_convergence=False)
+
+
+def ppo_settings(steps: int, num_envs: int, chunk: int, minibatch: int = 2048,
+                 passes: int = 4) -> list[Setting]:
+    """PPO and PPO+ICM at `minibatch` x `passes`, and PPO at the default PPOConfig, on
+    `num_envs` NesyVectorEnv copies of the pogostick task."""
+    config, fast = ppo_train_config(steps, num_envs, chunk), \
+        PPOConfig(batch_size=minibatch, epochs_per_update=passes)
+
+    def envs(n: int) -> NesyVectorEnv:
+        return NesyVectorEnv(n, SPEC)
+
+    where = f"{num_envs} copies, chunk {chunk}"
+    return [Setting(f"PPO training, {where}, minibatch {minibatch} x{passes}", config, fast,
+                    None, TARGETS["ppo"], vector_env_factory=envs),
+            Setting(f"PPO+ICM training, {where}, minibatch {minibatch} x{passes}", config,
+                    fast, ICMConfig(), TARGETS["ppo+icm"], vector_env_factory=envs),
+            Setting(f"PPO training, {where}, default PPOConfig (minibatch 64 x8)", config,
+                    PPOConfig(), None, TARGETS["ppo"], vector_env_factory=envs)]
+
+
+def axe_failure(kb: KnowledgeBase) -> tuple[World, OperatorFailure]:
+    """The planning agent under the Axe novelty, run until an operator fails."""
+    env = NesyGridEnv(apply_novelties(SPEC, ["axe"]))
+    agent = PlanningAgent(env, kb, PlanningConfig())
+    obs, info = env.reset(seed=0)
+    agent.reset(obs, info)
+    for _ in range(300):
+        obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
+        agent.observe(obs, float(reward), terminated, truncated, info)
+        if agent.failures or terminated or truncated:
+            break
+    if not agent.failures:
+        raise RuntimeError("the Axe novelty broke no operator on this map")
+    return agent.world, agent.failures[0]
+
+
+def recovery_setting(world: World, failure: OperatorFailure, kb: KnowledgeBase,
+                     steps: int | None = None) -> Setting:
+    """PPO+ICM on `failure`'s recovery env with the recovery's own settings (RecoveryConfig),
+    for `steps` env steps (None: the recovery's own budget)."""
+    rc = RecoveryConfig()
+    factory = recovery_env_factory(world.spec, failure.snapshot,  # type: ignore[arg-type]
+                                   failure, kb, rc.env)
+    config = replace(rc.train, step_budget=rc.train.step_budget if steps is None else steps,
+                     stop_on_convergence=False)
+    name = (f"recovery training, PPO+ICM (Axe failure; {config.num_envs} envs, chunk "
+            f"{config.collect_chunk}, minibatch {rc.ppo.batch_size} x{rc.ppo.epochs_per_update})")
+    return Setting(name, config, rc.ppo, rc.icm, TARGETS["recovery"], env_factory=factory)
