@@ -44,7 +44,7 @@ class RecoveryRunSpec:
     eval_episodes: int = 20
     max_episodes: int = 60
     minibatch: int | None = None
-    """PPO's minibatch in the recoveries (None: RecoveryConfig's own, 64)."""
+    """PPO's minibatch in the recoveries (None: RecoveryConfig's own, 128)."""
     passes: int | None = None
     """PPO's passes over each chunk (None: RecoveryConfig's own, 8)."""
 
@@ -178,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--eval-episodes", type=int, default=20)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--minibatch", type=int, help="PPO minibatch of the recoveries "
-                   "(default: RecoveryConfig's, 64)")
+                   "(default: RecoveryConfig's, 128)")
     p.add_argument("--passes", type=int, help="PPO passes per chunk (default: 8)")
     p.add_argument("--out", type=Path, default=Path("results/recovery.jsonl"))
     p.add_argument("--json", action="store_true", help="print the summary rows as JSON")

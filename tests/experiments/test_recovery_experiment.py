@@ -107,7 +107,7 @@ def test_ppo_settings_reach_the_recoveries_and_name_their_runs(
     assert (seen["ppo"].batch_size, seen["ppo"].epochs_per_update) == (128, 4)
     with pytest.raises(Built):
         run_one(RecoveryRunSpec(novelty="axe"))
-    assert (seen["ppo"].batch_size, seen["ppo"].epochs_per_update) == (64, 8)
+    assert (seen["ppo"].batch_size, seen["ppo"].epochs_per_update) == (128, 8)
 
     # a default run keeps the key older results files hold; a setting is a run of its own
     assert RecoveryRunSpec(novelty="axe").key == "pogostick/axe/rapidlearn+/0"
