@@ -162,12 +162,14 @@ def paired(ours: Callable[[], float], reference: Callable[[], float],
     return max(got), max(ref)
 
 
-def recovery_rate(steps: int, kb: KnowledgeBase) -> tuple[Callable[[], float], float, Setting]:
-    """PPO+ICM on the Axe failure with the recovery's own settings (RecoveryConfig): a
-    function measuring it, its recovery env's own rate (random legal actions), and the row."""
+def recovery_rate(steps: int, kb: KnowledgeBase, minibatch: int | None = None
+                  ) -> tuple[Callable[[], float], float, Setting]:
+    """PPO+ICM on the Axe failure with the recovery's own settings (RecoveryConfig), at
+    `minibatch` if given: a function measuring it, its recovery env's own rate (random legal
+    actions), and the row."""
     world, failure = axe_failure(kb)
     raw = env_rate(from_failure(world, failure, kb, RecoveryConfig().env), min(steps, 4000))
-    setting = recovery_setting(world, failure, kb, steps)
+    setting = recovery_setting(world, failure, kb, steps, minibatch)
     return lambda: _rate(setting.run().epochs), raw, setting
 
 
@@ -188,8 +190,11 @@ def with_ceilings(rows: list[Row], settings: list[Setting | None], repeats: int 
 
 
 def measure(steps: int, num_envs: int, minibatch: int = 2048, passes: int = 4,
-            recovery: bool = True, rl_baseline: bool = False, repeats: int = 2) -> list[Row]:
-    torch.set_num_threads(1)  # as TrainConfig.torch_threads does for the real path
+            recovery: bool = True, rl_baseline: bool = False, repeats: int = 2,
+            threads: int = 1) -> list[Row]:
+    """The rows; the PPO rows and their references on `threads` torch threads (the recovery
+    rows on the recovery's own one), the ceilings always for one thread."""
+    torch.set_num_threads(threads)  # as TrainConfig.torch_threads does for the real path
     chunk = max(num_envs, min(4096, steps // 4) // num_envs * num_envs)
     raw = vector_env_rate(num_envs, min(steps, 20_000))
     fast = PPOConfig(batch_size=minibatch, epochs_per_update=passes)
@@ -203,14 +208,18 @@ def measure(steps: int, num_envs: int, minibatch: int = 2048, passes: int = 4,
                     f"x{ppo.epochs_per_update}")
         return Row(setting.name, got, ref_name, ref, env_only=env_only)
 
-    ppo_rows = ppo_settings(steps, num_envs, chunk, minibatch, passes)
+    ppo_rows = ppo_settings(steps, num_envs, chunk, minibatch, passes, threads)
     rows = [row(s, lambda s=s: _rate(s.run().epochs), raw) for s in ppo_rows]
     settings: list[Setting | None] = [*ppo_rows]
     kb = KnowledgeBase.from_world(SPEC)
     if recovery:
-        measure_recovery, rec_raw, setting = recovery_rate(steps, kb)
-        settings.append(setting)
-        rows.append(row(setting, measure_recovery, rec_raw))
+        # the recovery's own minibatch, then PPOConfig's default (the recoveries' until
+        # RecoveryConfig took the paper's 128): what the change bought, in the same run
+        minibatches = dict.fromkeys([RecoveryConfig().ppo.batch_size, PPOConfig().batch_size])
+        for mb in minibatches:
+            measure_recovery, rec_raw, setting = recovery_rate(steps, kb, mb)
+            settings.append(setting)
+            rows.append(row(setting, measure_recovery, rec_raw))
     if rl_baseline:
         batched = rl_rate(steps, num_envs, True, kb)
         settings.append(None)
@@ -229,27 +238,31 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--skip-recovery", action="store_true", help="no recovery row")
     parser.add_argument("--rl-baseline", action="store_true", help="add the RL baseline row")
     parser.add_argument("--repeats", type=int, default=2, help="best of, per row and reference")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads of the PPO rows and their references (ceilings "
+                        "stay one thread's)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     rows = measure(args.steps, args.envs, args.minibatch, args.passes,
-                   not args.skip_recovery, args.rl_baseline, args.repeats)
+                   not args.skip_recovery, args.rl_baseline, args.repeats, args.threads)
     bad = [r.name for r in rows if not all(math.isfinite(x) and x > 0
                                            for x in (r.ours, r.reference))]
     if bad:
         sys.exit(f"non-finite or non-positive figures in: {', '.join(bad)}")
     if args.json:
         print(json.dumps({"steps": args.steps, "envs": args.envs, "minibatch": args.minibatch,
-                          "passes": args.passes, "repeats": args.repeats,
+                          "passes": args.passes, "repeats": args.repeats, "threads": args.threads,
                           "rows": [asdict(r) for r in rows]}, indent=2))
         return
-    _print_table(rows, args.steps)
+    _print_table(rows, args.steps, args.threads)
 
 
-def _print_table(rows: list[Row], steps: int) -> None:
+def _print_table(rows: list[Row], steps: int, threads: int = 1) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"training speed: {steps} training env steps per run")
+    table = Table(title=f"training speed: {steps} training env steps per run; PPO rows on "
+                  f"{threads} torch thread{'s' if threads > 1 else ''}")
     for col in ("training run", "env steps/s", "reference (same run)", "ratio", "env alone",
                 "FLOP ceiling\n1 thread", "of ceiling"):
         table.add_column(col, justify="left" if col == "training run" else "right")

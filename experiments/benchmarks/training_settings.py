@@ -32,7 +32,7 @@ __all__ = ["SPEC", "TARGETS", "Setting", "axe_failure", "ppo_settings", "ppo_tra
 SPEC = "pogostick"
 TARGETS = {"ppo": 20_000.0, "ppo+icm": 15_000.0, "recovery": 10_000.0}
 """The issue's targets, training env steps/s: PPO on 64 copies, PPO+ICM, and recovery
-training (PPO+ICM on 2 envs, minibatch 64 x 8, 500-step chunks)."""
+training (PPO+ICM on 2 envs, 500-step chunks, the recovery's minibatch x 8 passes)."""
 
 
 @dataclass(frozen=True)
@@ -59,18 +59,20 @@ class Setting:
                           passes=self.ppo.epochs_per_update, minibatch=self.ppo.batch_size)
 
 
-def ppo_train_config(steps: int, num_envs: int, chunk: int) -> TrainConfig:
-    """The PPO rows' routine: `steps` of training in `chunk`-step chunks, no early stop."""
+def ppo_train_config(steps: int, num_envs: int, chunk: int, threads: int = 1) -> TrainConfig:
+    """The PPO rows' routine: `steps` of training in `chunk`-step chunks, no early stop, on
+    `threads` torch threads."""
     return TrainConfig(step_budget=steps, epoch_length=max(chunk, steps // 2),
                        collect_chunk=chunk, num_envs=num_envs, progress=False,
-                       eval_episodes=2, max_episode_steps=300, stop_on_convergence=False)
+                       eval_episodes=2, max_episode_steps=300, stop_on_convergence=False,
+                       torch_threads=threads)
 
 
 def ppo_settings(steps: int, num_envs: int, chunk: int, minibatch: int = 2048,
-                 passes: int = 4) -> list[Setting]:
+                 passes: int = 4, threads: int = 1) -> list[Setting]:
     """PPO and PPO+ICM at `minibatch` x `passes`, and PPO at the default PPOConfig, on
-    `num_envs` NesyVectorEnv copies of the pogostick task."""
-    config, fast = ppo_train_config(steps, num_envs, chunk), \
+    `num_envs` NesyVectorEnv copies of the pogostick task, on `threads` torch threads."""
+    config, fast = ppo_train_config(steps, num_envs, chunk, threads), \
         PPOConfig(batch_size=minibatch, epochs_per_update=passes)
 
     def envs(n: int) -> NesyVectorEnv:
@@ -102,10 +104,12 @@ def axe_failure(kb: KnowledgeBase) -> tuple[World, OperatorFailure]:
 
 
 def recovery_setting(world: World, failure: OperatorFailure, kb: KnowledgeBase,
-                     steps: int | None = None) -> Setting:
+                     steps: int | None = None, minibatch: int | None = None) -> Setting:
     """PPO+ICM on `failure`'s recovery env with the recovery's own settings (RecoveryConfig),
-    for `steps` env steps (None: the recovery's own budget)."""
+    for `steps` env steps (None: the recovery's own budget), at `minibatch` if given."""
     rc = RecoveryConfig()
+    if minibatch is not None:
+        rc = replace(rc, ppo=replace(rc.ppo, batch_size=minibatch))
     factory = recovery_env_factory(world.spec, failure.snapshot,  # type: ignore[arg-type]
                                    failure, kb, rc.env)
     config = replace(rc.train, step_budget=rc.train.step_budget if steps is None else steps,

@@ -18,7 +18,10 @@ def test_every_row_is_measured(capsys: pytest.CaptureFixture[str]) -> None:
     out = json.loads(capsys.readouterr().out)
     rows = out["rows"]
     assert [r["name"].split(",")[0] for r in rows] == [
-        "PPO training", "PPO+ICM training", "PPO training", "recovery training"]
+        "PPO training", "PPO+ICM training", "PPO training", "recovery training",
+        "recovery training"]
+    # the recovery's own minibatch (the paper's 128), then PPOConfig's 64 for comparison
+    assert "minibatch 128 x8" in rows[3]["name"] and "minibatch 64 x8" in rows[4]["name"]
     for row in rows:
         assert math.isfinite(row["ours"]) and row["ours"] > 0, row
         assert math.isfinite(row["reference"]) and row["reference"] > 0, row
@@ -30,3 +33,11 @@ def test_every_row_is_measured(capsys: pytest.CaptureFixture[str]) -> None:
                                   ("reference_ceiling", "reference_of_ceiling", "reference")):
             assert math.isfinite(row[ceiling]) and row[ceiling] > 0, row
             assert row[of] == pytest.approx(row[rate] / row[ceiling]), row
+
+
+def test_the_ppo_rows_train_on_the_threads_asked_for() -> None:
+    from nesyworld.experiments.benchmarks.training_settings import ppo_settings
+
+    for threads in (1, 2):
+        rows = ppo_settings(64, 2, 32, threads=threads)
+        assert [s.train.torch_threads for s in rows] == [threads] * 3
