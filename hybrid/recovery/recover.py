@@ -67,9 +67,11 @@ RECOVERY_MINIBATCH = 128
 Measured on the light protocol's Axe, Fence and Fire recoveries, run seeds 0-5
 (`python -m nesyworld.experiments.recovery.run --novelties axe fence fire --seeds 6
 --minibatch 128`): every run adapted, in fewer env steps on average than at 64 (T_adapt
-3,883 / 6,989 / 16,905 against 4,486 / 7,153 / 23,078), with half the gradient steps, so
-training runs about 1.3 times as fast (experiments/benchmarks/training.py). 256 is faster
-still but failed two of six Fire recoveries."""
+3,883 / 6,989 / 16,905 against 4,486 / 7,153 / 23,078), with half the gradient steps a
+chunk (per env step, training ran about as fast: 872 against 865 env steps/s over 16,384
+steps of the Axe recovery in experiments/benchmarks/training.py, where the recovery env's
+own steps and the evaluations weigh as much as the update). 256 failed two of six Fire
+recoveries, 128 x 4 one."""
 
 
 @dataclass(frozen=True)
