@@ -40,7 +40,6 @@ import gymnasium as gym
 import numpy as np
 import torch
 
-from nesyworld.experiments.benchmarks.minimal_ppo import MinimalPPO
 from nesyworld.experiments.benchmarks.minimal_ppo import run as minimal_ppo_rate
 from nesyworld.experiments.benchmarks.roofline import (
     MatmulClock,
@@ -65,7 +64,7 @@ from nesyworld.world.envs.gym_env import NesyGridEnv
 from nesyworld.world.envs.vector_env import NesyVectorEnv
 
 __all__ = ["SPEC", "Row", "axe_failure", "env_rate", "measure", "ppo_rate", "recovery_rate",
-           "reference_rate", "rl_rate", "vector_env_rate", "with_ceilings"]
+           "rl_rate", "vector_env_rate", "with_ceilings"]
 
 
 @dataclass
@@ -142,12 +141,6 @@ def ppo_rate(steps: int, num_envs: int, chunk: int, ppo: PPOConfig,
 def _rate(epochs: list[EpochRecord]) -> float:
     seconds = sum(e.epoch_steps / e.steps_per_second for e in epochs)
     return sum(e.epoch_steps for e in epochs) / seconds
-
-
-def reference_rate(steps: int, num_envs: int, chunk: int, minibatch: int, passes: int) -> float:
-    cfg = MinimalPPO(envs=num_envs, rollout=max(1, chunk // num_envs), passes=passes,
-                     minibatch=minibatch)
-    return minimal_ppo_rate(cfg, steps)
 
 
 def paired(ours: Callable[[], float], reference: Callable[[], float],
