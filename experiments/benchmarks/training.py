@@ -63,7 +63,7 @@ from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world.envs.gym_env import NesyGridEnv
 from nesyworld.world.envs.vector_env import NesyVectorEnv
 
-__all__ = ["SPEC", "Row", "axe_failure", "env_rate", "measure", "ppo_rate", "recovery_rate",
+__all__ = ["SPEC", "Row", "axe_failure", "env_rate", "measure", "ppo_rate",
            "rl_rate", "vector_env_rate", "with_ceilings"]
 
 
@@ -155,17 +155,6 @@ def paired(ours: Callable[[], float], reference: Callable[[], float],
     return max(got), max(ref)
 
 
-def recovery_rate(steps: int, kb: KnowledgeBase, minibatch: int | None = None
-                  ) -> tuple[Callable[[], float], float, Setting]:
-    """PPO+ICM on the Axe failure with the recovery's own settings (RecoveryConfig), at
-    `minibatch` if given: a function measuring it, its recovery env's own rate (random legal
-    actions), and the row."""
-    world, failure = axe_failure(kb)
-    raw = env_rate(from_failure(world, failure, kb, RecoveryConfig().env), min(steps, 4000))
-    setting = recovery_setting(world, failure, kb, steps, minibatch)
-    return lambda: _rate(setting.run().epochs), raw, setting
-
-
 def with_ceilings(rows: list[Row], settings: list[Setting | None], repeats: int = 5
                   ) -> list[Row]:
     """The rows with their FLOP ceilings on one thread, the threads they run with (a None
@@ -209,10 +198,13 @@ def measure(steps: int, num_envs: int, minibatch: int = 2048, passes: int = 4,
         # the recovery's own minibatch, then PPOConfig's default (the recoveries' until
         # RecoveryConfig took the paper's 128): what the change bought, in the same run
         minibatches = dict.fromkeys([RecoveryConfig().ppo.batch_size, PPOConfig().batch_size])
+        world, failure = axe_failure(kb)  # one failure and one env rate for both rows
+        rec_raw = env_rate(from_failure(world, failure, kb, RecoveryConfig().env),
+                           min(steps, 4000))
         for mb in minibatches:
-            measure_recovery, rec_raw, setting = recovery_rate(steps, kb, mb)
+            setting = recovery_setting(world, failure, kb, steps, mb)
             settings.append(setting)
-            rows.append(row(setting, measure_recovery, rec_raw))
+            rows.append(row(setting, lambda s=setting: _rate(s.run().epochs), rec_raw))
     if rl_baseline:
         batched = rl_rate(steps, num_envs, True, kb)
         settings.append(None)
