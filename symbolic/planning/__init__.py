@@ -10,9 +10,13 @@ from nesyworld.world.exports import lazy_exports
 
 if TYPE_CHECKING:
     from nesyworld.symbolic.planning.planners import Planner, PlanResult, register_planner
-    from nesyworld.symbolic.planning.problems import classical_problem, numeric_problem
+    from nesyworld.symbolic.planning.problems import (
+        FinishedProblem,
+        classical_problem,
+        numeric_problem,
+    )
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "planners": ["Planner", "PlanResult", "register_planner"],
-    "problems": ["classical_problem", "numeric_problem"],
+    "problems": ["FinishedProblem", "classical_problem", "numeric_problem"],
 })

@@ -136,7 +136,9 @@ class PlanResult:
 
 
 def build_problem(d: Derivation, form: Form) -> Problem:
-    return classical_problem(d) if form == "classical" else numeric_problem(d)
+    """The problem for one engine call, in the engine's form (built, solved, dropped)."""
+    return (classical_problem(d, finished=True) if form == "classical"
+            else numeric_problem(d, finished=True))
 
 
 @contextlib.contextmanager

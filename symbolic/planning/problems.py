@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from unified_planning.model import Fluent, FNode, InstantaneousAction, Object, Problem
+from unified_planning.model.problem_kind import ProblemKind
 from unified_planning.model.types import Type
 
 from nesyworld.symbolic.derivation.derive import Derivation, count_thresholds
@@ -47,6 +48,29 @@ COUNT_FLUENTS = (WORLD, INVENTORY)
 LEVEL_TYPE = "count_level"
 
 
+class FinishedProblem(Problem):
+    """A problem that nobody changes after it is built: its kind is worked out once.
+
+    unified-planning recomputes `Problem.kind` (a walk over every action and effect) each time
+    it is read, and one Fast Downward call reads it seven times: the engine's support check,
+    the PDDL writer (twice each for the domain and the problem) and the plan reader. That was
+    about 40% of a pogostick call (experiments/benchmarks/planning.py). The planner builds one
+    of these for each engine call and drops it after (symbolic/planning/planners.py), and the
+    PDDL writer for each text it writes; `classical_problem` and `numeric_problem` return a
+    plain `Problem` unless asked, since a caller may go on adding to it. A clone is a plain
+    `Problem` (unified-planning's `clone` builds one)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._finished_kind: ProblemKind | None = None
+
+    @property
+    def kind(self) -> ProblemKind:
+        if self._finished_kind is None:
+            self._finished_kind = super().kind
+        return self._finished_kind
+
+
 @dataclass
 class _Vocabulary:
     problem: Problem
@@ -55,8 +79,8 @@ class _Vocabulary:
     facts: dict[str, Fluent]
 
 
-def _base(d: Derivation, name: str) -> _Vocabulary:
-    problem = Problem(name)
+def _base(d: Derivation, name: str, finished: bool) -> _Vocabulary:
+    problem = FinishedProblem(name) if finished else Problem(name)
     types: dict[str, Type] = {}
     pending = list(d.types)
     while pending:  # parents before children, whatever order the spec listed them in
@@ -163,9 +187,10 @@ def _fact(action: InstantaneousAction, v: _Vocabulary, c: Fact) -> FNode:
     return _EM.Not(atom) if c.negated else atom
 
 
-def numeric_problem(d: Derivation, name: str | None = None) -> Problem:
-    """The task with integer count fluents (the paper's form)."""
-    v = _base(d, name or d.name)
+def numeric_problem(d: Derivation, name: str | None = None, finished: bool = False) -> Problem:
+    """The task with integer count fluents (the paper's form). `finished`: a FinishedProblem,
+    for a caller that will not change it."""
+    v = _base(d, name or d.name, finished)
     root = _root(d, v)
     counts = {f: Fluent(f, _TM.RealType(), x=root) for f in COUNT_FLUENTS}
     for f in counts.values():
@@ -248,10 +273,12 @@ def classical_atoms(
 
 
 def classical_problem(
-    d: Derivation, name: str | None = None, caps: Mapping[tuple[str, str], int] | None = None
+    d: Derivation, name: str | None = None, caps: Mapping[tuple[str, str], int] | None = None,
+    finished: bool = False,
 ) -> Problem:
-    """The same task with bounded counts compiled to facts, for classical planners."""
-    v = _base(d, name or d.name)
+    """The same task with bounded counts compiled to facts, for classical planners.
+    `finished`: a FinishedProblem, for a caller that will not change it."""
+    v = _base(d, name or d.name, finished)
     caps = dict(caps if caps is not None else count_caps(d))
     top = max(caps.values(), default=1)
     level_type = _TM.UserType(LEVEL_TYPE)

@@ -43,6 +43,7 @@ from nesyworld.symbolic.planning.planners import (
 )
 from nesyworld.symbolic.planning.problems import (
     LEVEL_TYPE,
+    FinishedProblem,
     classical_problem,
     count_caps,
     numeric_problem,
@@ -459,6 +460,45 @@ def test_fast_downward_runs_in_a_private_directory(monkeypatch: pytest.MonkeyPat
         sas = cmd[cmd.index("--sas-file") + 1] if "--sas-file" in cmd else None
         private = cwd != caller or (sas is not None and os.path.isabs(sas))
         assert private, f"started in the caller's directory {caller}: {' '.join(cmd)}"
+
+
+def test_a_finished_problem_works_out_its_kind_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    d = _derivation(POGOSTICK, 0)
+    walks: list[Problem] = []
+    kind_factory = Problem._kind_factory
+
+    def counted(self: Problem) -> Any:
+        walks.append(self)
+        return kind_factory(self)
+
+    monkeypatch.setattr(Problem, "_kind_factory", counted)
+    for build in (classical_problem, numeric_problem):
+        plain, finished = build(d), build(d, finished=True)
+        assert type(plain) is Problem and isinstance(finished, FinishedProblem)
+        assert finished.kind == plain.kind == plain.kind
+        assert finished.kind is finished.kind
+        # by identity: a Problem's == compares every grounded initial value
+        assert [w is finished for w in walks].count(True) == 1
+        assert [w is plain for w in walks].count(True) == 2
+        assert type(finished.clone()) is Problem  # a clone may be changed: a plain Problem
+
+
+def test_a_fast_downward_call_works_out_the_kind_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """unified-planning reads the kind seven times in one call (its check, writer and plan
+    reader); the planner's problem is a FinishedProblem, so the walk happens once, and the
+    plan is the one a plain problem gets."""
+    d = _derivation(POGOSTICK, 0)
+    walks: list[Problem] = []
+    kind_factory = Problem._kind_factory
+
+    def counted(self: Problem) -> Any:
+        walks.append(self)
+        return kind_factory(self)
+
+    monkeypatch.setattr(Problem, "_kind_factory", counted)
+    result = Planner("fast-downward", timeout=TIMEOUT).plan(d)
+    assert len(walks) == 1 and type(walks[0]) is FinishedProblem
+    assert result.steps == _plan(d, "fast-downward").steps
 
 
 # -- the cache ---------------------------------------------------------------------------------
