@@ -10,8 +10,14 @@ recovery measured here. The model of a run then follows the `table2` config: pre
 training to the budget, evaluation every epoch, adaptation for the paper's T_adapt, and the
 final evaluation.
 
+Runs of the grid already recorded at the paper's protocol (`--measured`, a `table2` results
+file) count with their own wall time. They also improve the model of the rest: an RL agent
+stops pre-training when it converges, so the median pre-training steps of its measured runs
+replace the 4M budget (an upper bound), and their median T_adapt replaces the paper's.
+
     python -m nesyworld.experiments.benchmarks.table2_walltime --steps 2000 \\
-        [--recovery results/recovery.jsonl] [--copies 64 --chunk 4096 --minibatch 2048 --passes 4]
+        [--recovery results/recovery.jsonl] [--measured results/table2.jsonl] \\
+        [--copies 64 --chunk 4096 --minibatch 2048 --passes 4]
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import gymnasium
 
 from nesyworld.experiments.benchmarks.env_throughput import REFERENCE_ID, run
 from nesyworld.experiments.protocol.config import load_experiment
+from nesyworld.experiments.protocol.metrics import metrics_of
 from nesyworld.experiments.protocol.paper_table2 import load_paper_table2
 
 NOVELTIES = ("axe", "chest", "distance", "fence", "fire")
@@ -111,24 +118,63 @@ def recovery_seconds(path: Path | None) -> dict[str, float]:
     return out
 
 
-def estimate(rates: dict[str, float], recovery: dict[str, float]) -> dict[str, Any]:
-    """Hours for the table2 config's grid with its budgets and the paper's T_adapt."""
+@dataclasses.dataclass(frozen=True)
+class MeasuredRuns:
+    """Runs of the grid recorded at the paper's protocol: wall seconds by (agent, novelty,
+    seed), the env steps of each RL pre-training that ran (a run that loaded its pair's
+    checkpoint trained none), and T_adapt by (agent, novelty) where the run adapted."""
+
+    wall: dict[tuple[str, str, int], float] = dataclasses.field(default_factory=dict)
+    pre_steps: dict[str, list[int]] = dataclasses.field(default_factory=dict)
+    t_adapt: dict[tuple[str, str], list[int]] = dataclasses.field(default_factory=dict)
+
+
+def measured_runs(path: Path | None) -> MeasuredRuns:
+    """The ok runs of a `table2` results file whose protocol is the paper's."""
+    runs = MeasuredRuns()
+    if path is None:
+        return runs
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        spec = record.get("spec", {})
+        if record.get("status") != "ok" or spec.get("protocol", {}).get("name") != "paper":
+            continue
+        agent, novelty, seed = spec["agent"], spec["novelty"], int(spec["seed"])
+        runs.wall[(agent, novelty, seed)] = float(record["wall_seconds"])
+        pre = max((c["env_steps"] for c in record["curve"] if c["phase"] == "pre"), default=0)
+        if pre > 0 and agent.startswith("transfer_rl"):
+            runs.pre_steps.setdefault(agent, []).append(int(pre))
+        t_adapt = metrics_of(record).t_adapt_env_steps
+        if t_adapt is not None:
+            runs.t_adapt.setdefault((agent, novelty), []).append(t_adapt)
+    return runs
+
+
+def estimate(rates: dict[str, float], recovery: dict[str, float],
+             measured: MeasuredRuns = MeasuredRuns()) -> dict[str, Any]:
+    """Hours for the table2 config's grid with its budgets: measured runs as measured, the
+    rest modelled (pre-training to the budget or to the measured convergence, the measured
+    or the paper's T_adapt)."""
     config = load_experiment("table2")
     p = config.protocol
     paper = {(r.novelty, r.agent): r for r in load_paper_table2()}
-    epochs_pre = p.pre_steps // p.epoch_steps
     eval_len_rl = p.max_episode_steps / 2  # evaluation episodes before convergence run long
     eval_s_per_epoch_rl = p.eval_episodes * eval_len_rl / rates["act_steps_per_s"]
     pre_s: dict[str, float] = {}
     post_s: dict[str, float] = {}
+    measured_s = 0.0
     for agent in config.agents:
         pre_s[agent] = post_s[agent] = 0.0
+        pre_steps = (statistics.median(measured.pre_steps[agent])
+                     if agent in measured.pre_steps else p.pre_steps)
         for novelty in config.novelties:
             row = paper.get((novelty, agent))
-            t_adapt = row.t_adapt.mean if row is not None and row.t_adapt else 0.0
+            t_adapt = (statistics.mean(measured.t_adapt[(agent, novelty)])
+                       if (agent, novelty) in measured.t_adapt
+                       else row.t_adapt.mean if row is not None and row.t_adapt else 0.0)
             if agent.startswith("transfer_rl"):
-                pre = (p.pre_steps / rates["train_steps_per_s"]
-                       + epochs_pre * eval_s_per_epoch_rl)
+                pre = (pre_steps / rates["train_steps_per_s"]
+                       + pre_steps / p.epoch_steps * eval_s_per_epoch_rl)
                 post = (t_adapt / rates["train_steps_per_s"]
                         + (t_adapt / p.epoch_steps + 1) * eval_s_per_epoch_rl)
             else:  # planning episodes of ~16 steps; recovery as measured
@@ -136,15 +182,22 @@ def estimate(rates: dict[str, float], recovery: dict[str, float]) -> dict[str, A
                 pre = p.eta * p.eval_episodes * episode_s
                 post = (recovery[novelty] + (p.eta + 1) * p.eval_episodes * episode_s
                         + p.post_eval_episodes * episode_s)
-            pre_s[agent] += pre * len(config.seeds)
-            post_s[agent] += post * len(config.seeds)
+            for seed in config.seeds:
+                if (agent, novelty, seed) in measured.wall:
+                    measured_s += measured.wall[(agent, novelty, seed)]
+                else:
+                    pre_s[agent] += pre
+                    post_s[agent] += post
     workers = 2
-    grid = sum(pre_s.values()) + sum(post_s.values())
+    grid = sum(pre_s.values()) + sum(post_s.values()) + measured_s
     # the paper pre-trained once per agent and seed and reused it for every novelty
     shared = grid - sum(pre_s.values()) * (1 - 1 / len(config.novelties))
-    return {"runs": len(config.runs()),
-            "cpu_hours_by_agent": {a: round((pre_s[a] + post_s[a]) / 3600, 1)
-                                   for a in config.agents},
+    return {"runs": len(config.runs()), "runs_measured": len(measured.wall),
+            "measured_cpu_hours": round(measured_s / 3600, 2),
+            "pre_training_steps": {a: int(statistics.median(v))
+                                   for a, v in measured.pre_steps.items()},
+            "modelled_cpu_hours_by_agent": {a: round((pre_s[a] + post_s[a]) / 3600, 1)
+                                            for a in config.agents},
             "cpu_hours": round(grid / 3600, 1),
             "wall_hours_on_2_cores": round(grid / workers / 3600, 1),
             "wall_hours_with_shared_pretraining": round(shared / workers / 3600, 1)}
@@ -155,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--recovery", type=Path, default=None,
                         help="results of the recovery experiment (JSON lines)")
+    parser.add_argument("--measured", type=Path, default=None,
+                        help="runs of the grid already recorded (a table2 results file)")
     parser.add_argument("--copies", type=int, help="RL: env copies stepped together")
     parser.add_argument("--chunk", type=int, help="RL: env steps per PPO update")
     parser.add_argument("--minibatch", type=int, help="RL: PPO minibatch size")
@@ -168,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
               "rl_settings": dataclasses.asdict(settings),
               "rates": {k: round(v, 1) for k, v in rates.items()},
               "ratios_to_reference": ratios,
-              **estimate(rates, recovery_seconds(args.recovery))}
+              **estimate(rates, recovery_seconds(args.recovery), measured_runs(args.measured))}
     print(json.dumps(result, indent=1))
     return 0
 
