@@ -1,6 +1,6 @@
-"""What every study config shares: which study a file is for, the shipped listing, the top
-level (name, description, required keys), name lists, seeds, and references to domains and
-novelty files.
+"""What every study config shares: the top level (name, description, required keys), name
+lists, seeds, and references to domains and novelty files. Which study a file is for and
+the shipped listing are in config_files.py, which the command line's help reads alone.
 
 The protocol's experiment configs, the matrix configs and the continual configs are read
 through these, so that the three kinds report the same errors at file:line:column in the same
@@ -16,14 +16,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from nesyworld.experiments.config_files import shipped_of_kind
 from nesyworld.world.errors import SpecError, shown
 from nesyworld.world.spec.bounds import MAX_INT32
 from nesyworld.world.spec.loader import resolve_source
 from nesyworld.world.spec.reader import SpecReader as Reader
 from nesyworld.world.spec.yaml_source import KeyPath, load_yaml_file, load_yaml_text
-
-CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
-"""The shipped configs of every kind (named by their stem on the command line)."""
 
 T = TypeVar("T")
 
@@ -39,26 +37,6 @@ MAX_EPISODES = 1_000_000
 """Episodes of an evaluation or of a cell."""
 MAX_TEXT = 1_024
 """Characters of a name, a file name or a path template."""
-
-CONFIG_KINDS = (("scenarios", "matrix"), ("tasks", "continual"))
-"""The configs beside ours that other commands run, by the top-level key that marks them
-(`nesyworld matrix`, `nesyworld continual`); every other file is a protocol experiment."""
-
-
-def config_kind(path: Path) -> str:
-    """'matrix', 'continual' or 'experiment': which command a config file is for (a file
-    that cannot be read is left to the experiment loader to refuse, located)."""
-    try:
-        text = "\n" + path.read_text(encoding="utf-8", errors="replace")
-    except (OSError, ValueError):
-        return "experiment"
-    return next((kind for key, kind in CONFIG_KINDS if f"\n{key}:" in text), "experiment")
-
-
-def shipped_of_kind(kind: str) -> dict[str, Path]:
-    """Shipped configs of one kind by name."""
-    return {p.stem: p for p in sorted(CONFIGS_DIR.glob("*.yaml")) if config_kind(p) == kind}
-
 
 def read_top(rd: Reader, data: Any, keys: dict[str, str], required: tuple[str, ...],
              default_name: str) -> tuple[dict[str, Any], str]:

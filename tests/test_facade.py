@@ -57,3 +57,17 @@ def test_gymnasium_ids_need_no_import_of_ours(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=tmp_path).stdout
     assert out.startswith("nesyworld/Sandwich-v0 (")
+
+
+def test_the_version_is_read_on_first_use(tmp_path: Path) -> None:
+    """importlib.metadata costs every command about 20 ms at start-up: only a caller that
+    asks for the version pays it, and it is the installed distribution's."""
+    from importlib.metadata import version
+
+    code = ("import sys, nesyworld\n"
+            "print('importlib.metadata' in sys.modules)\n"
+            "print(nesyworld.__version__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=tmp_path).stdout.split()
+    assert out == ["False", version("nesyworld")]
+    assert "__version__" in nesyworld.__all__

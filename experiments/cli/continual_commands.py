@@ -13,7 +13,7 @@ from nesyworld.experiments.cli.logdir_option import add_logdir_argument, trainin
 
 
 def add_commands(sub: Any) -> None:
-    from nesyworld.experiments.continual.config import shipped_continual_configs
+    from nesyworld.experiments.config_files import shipped_of_kind
 
     p = sub.add_parser(
         "continual", help="train one agent on a sequence of tasks; accuracy matrix, forgetting",
@@ -22,7 +22,7 @@ def add_commands(sub: Any) -> None:
         "training on task i), average final success, forgetting, backward and forward "
         "transfer. Writes continual.json and heatmap.png; rerun to resume a stopped run.")
     p.add_argument("config", help="a continual config file, or a shipped one: "
-                   + ", ".join(shipped_continual_configs()))
+                   + ", ".join(shipped_of_kind("continual")))
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="results directory (default results/continual_<name>/)")
     p.add_argument("--json", action="store_true",

@@ -16,7 +16,7 @@ from nesyworld.hybrid.seeding.scheme import RUNS
 
 
 def add_commands(sub: Any) -> None:
-    from nesyworld.experiments.protocol.config import shipped_configs
+    from nesyworld.experiments.config_files import shipped_of_kind
 
     p = sub.add_parser(
         "experiment", help="run an experiment's agents x novelties x seeds, resumably",
@@ -24,7 +24,7 @@ def add_commands(sub: Any) -> None:
         "recorded in the results file as it finishes; run the same command again to resume "
         "a sweep that was stopped (runs that failed are retried).")
     p.add_argument("config", help="an experiment config file, or a shipped config: "
-                   + ", ".join(shipped_configs()))
+                   + ", ".join(shipped_of_kind("experiment")))
     p.add_argument("--out", type=Path, metavar="FILE",
                    help="the JSON-lines results file (default results/<name>.jsonl)")
     p.add_argument("--backend", choices=["local", "ray"],

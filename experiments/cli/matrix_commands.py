@@ -13,7 +13,7 @@ from nesyworld.experiments.cli.logdir_option import add_logdir_argument, trainin
 
 
 def add_commands(sub: Any) -> None:
-    from nesyworld.experiments.matrix.config import shipped_matrices
+    from nesyworld.experiments.config_files import shipped_of_kind
 
     p = sub.add_parser(
         "matrix", help="run every novelty on every scenario, resumably; success-rate tables",
@@ -24,7 +24,7 @@ def add_commands(sub: Any) -> None:
         "a novelty cannot apply) with the mean of each row and column, and writes a CSV and "
         "one PNG heatmap per agent beside the results.")
     p.add_argument("config", help="a matrix config file, or a shipped one: "
-                   + ", ".join(shipped_matrices()))
+                   + ", ".join(shipped_of_kind("matrix")))
     p.add_argument("--out", type=Path, metavar="FILE",
                    help="the JSON-lines results file (default results/<name>.jsonl); the "
                         "CSV and PNGs go beside it")

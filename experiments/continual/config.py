@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nesyworld.experiments.config_files import shipped_of_kind
 from nesyworld.experiments.config_reading import (
     MAX_EPISODES,
     config_file,
@@ -35,7 +36,6 @@ from nesyworld.experiments.config_reading import (
     read_label,
     read_seeds,
     read_top,
-    shipped_of_kind,
 )
 from nesyworld.world.errors import SpecError
 from nesyworld.world.spec.bounds import MAX_INT32

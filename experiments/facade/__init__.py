@@ -24,7 +24,6 @@ symbolic layer start without it.
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,11 +52,6 @@ if TYPE_CHECKING:
     from nesyworld.world.simulation.world import World
     from nesyworld.world.spec.loader import load_spec
     from nesyworld.world.spec.model import WorldSpec
-
-try:
-    __version__ = version("nesyworld")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
 
 register_when_imported()
 
@@ -99,7 +93,21 @@ __all__ = [
 ]
 
 
+def _version() -> str:
+    """The installed distribution's version. Read on first use: importlib.metadata costs
+    every command of the CLI about 20 ms at start-up, and only a caller asking needs it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("nesyworld")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        globals()[name] = value = _version()
+        return value
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(import_module(_LAZY[name]), name)

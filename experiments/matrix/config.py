@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nesyworld.experiments.config_files import shipped_of_kind
 from nesyworld.experiments.config_reading import (
     MAX_EPISODES,
     config_file,
@@ -33,7 +34,6 @@ from nesyworld.experiments.config_reading import (
     read_novelty,
     read_seeds,
     read_top,
-    shipped_of_kind,
 )
 from nesyworld.world.spec.observation import parse_observation
 from nesyworld.world.spec.reader import SpecReader as Reader

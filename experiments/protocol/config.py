@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from nesyworld.experiments.config_files import shipped_of_kind
 from nesyworld.experiments.config_reading import (
     MAX_EPISODES,
     MAX_TEXT,
@@ -35,7 +36,6 @@ from nesyworld.experiments.config_reading import (
     read_novelty,
     read_seeds,
     read_top,
-    shipped_of_kind,
 )
 from nesyworld.experiments.protocol.records import (
     AGENTS,

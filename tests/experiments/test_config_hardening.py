@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from nesyworld.experiments.config_reading import MAX_SEEDS, config_kind
+from nesyworld.experiments.config_files import config_kind
+from nesyworld.experiments.config_reading import MAX_SEEDS
 from nesyworld.experiments.continual.config import load_continual
 from nesyworld.experiments.matrix.config import load_matrix
 from nesyworld.experiments.protocol.config import load_experiment
