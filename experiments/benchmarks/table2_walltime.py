@@ -11,9 +11,10 @@ training to the budget, evaluation every epoch, adaptation for the paper's T_ada
 final evaluation.
 
 Runs of the grid already recorded at the paper's protocol (`--measured`, a `table2` results
-file) count with their own wall time. They also improve the model of the rest: an RL agent
+file) count with their own CPU time. They also improve the model of the rest: an RL agent
 stops pre-training when it converges, so the median pre-training steps of its measured runs
-replace the 4M budget (an upper bound), and their median T_adapt replaces the paper's.
+replace the 4M budget (an upper bound), and the mean env steps they took after the novelty
+replace the paper's T_adapt.
 
     python -m nesyworld.experiments.benchmarks.table2_walltime --steps 2000 \\
         [--recovery results/recovery.jsonl] [--measured results/table2.jsonl] \\
@@ -34,7 +35,6 @@ import gymnasium
 
 from nesyworld.experiments.benchmarks.env_throughput import REFERENCE_ID, run
 from nesyworld.experiments.protocol.config import load_experiment
-from nesyworld.experiments.protocol.metrics import metrics_of
 from nesyworld.experiments.protocol.paper_table2 import load_paper_table2
 
 NOVELTIES = ("axe", "chest", "distance", "fence", "fire")
@@ -120,13 +120,19 @@ def recovery_seconds(path: Path | None) -> dict[str, float]:
 
 @dataclasses.dataclass(frozen=True)
 class MeasuredRuns:
-    """Runs of the grid recorded at the paper's protocol: wall seconds by (agent, novelty,
+    """Runs of the grid recorded at the paper's protocol: CPU seconds by (agent, novelty,
     seed), the env steps of each RL pre-training that ran (a run that loaded its pair's
-    checkpoint trained none), and T_adapt by (agent, novelty) where the run adapted."""
+    checkpoint trained none), and the env steps each run took after the novelty (its
+    adaptation, or the epochs that showed it needed none) by (agent, novelty).
 
-    wall: dict[tuple[str, str, int], float] = dataclasses.field(default_factory=dict)
+    CPU, not wall: a run that reaches its (agent, seed) while another pre-trains it waits on
+    the pair's lock (experiments/protocol/pretraining.py), and its wall time counts that
+    wait, which the other run's time already holds. The protocol's CPU seconds include its
+    child processes (the planner's)."""
+
+    cpu: dict[tuple[str, str, int], float] = dataclasses.field(default_factory=dict)
     pre_steps: dict[str, list[int]] = dataclasses.field(default_factory=dict)
-    t_adapt: dict[tuple[str, str], list[int]] = dataclasses.field(default_factory=dict)
+    post_steps: dict[tuple[str, str], list[int]] = dataclasses.field(default_factory=dict)
 
 
 def measured_runs(path: Path | None) -> MeasuredRuns:
@@ -140,21 +146,23 @@ def measured_runs(path: Path | None) -> MeasuredRuns:
         if record.get("status") != "ok" or spec.get("protocol", {}).get("name") != "paper":
             continue
         agent, novelty, seed = spec["agent"], spec["novelty"], int(spec["seed"])
-        runs.wall[(agent, novelty, seed)] = float(record["wall_seconds"])
+        cpu = record["curve"][-1]["cpu_seconds"] if record["curve"] else None
+        runs.cpu[(agent, novelty, seed)] = float(cpu if cpu is not None
+                                                 else record["wall_seconds"])
         pre = max((c["env_steps"] for c in record["curve"] if c["phase"] == "pre"), default=0)
         if pre > 0 and agent.startswith("transfer_rl"):
             runs.pre_steps.setdefault(agent, []).append(int(pre))
-        t_adapt = metrics_of(record).t_adapt_env_steps
-        if t_adapt is not None:
-            runs.t_adapt.setdefault((agent, novelty), []).append(t_adapt)
+        post = max((c["env_steps"] for c in record["curve"]), default=0)
+        runs.post_steps.setdefault((agent, novelty), []).append(
+            int(post - record["novelty"]["env_steps"]))
     return runs
 
 
 def estimate(rates: dict[str, float], recovery: dict[str, float],
              measured: MeasuredRuns = MeasuredRuns()) -> dict[str, Any]:
     """Hours for the table2 config's grid with its budgets: measured runs as measured, the
-    rest modelled (pre-training to the budget or to the measured convergence, the measured
-    or the paper's T_adapt)."""
+    rest modelled (pre-training to the budget or to the measured convergence; after the
+    novelty, the env steps measured runs took, else the paper's T_adapt)."""
     config = load_experiment("table2")
     p = config.protocol
     paper = {(r.novelty, r.agent): r for r in load_paper_table2()}
@@ -169,8 +177,8 @@ def estimate(rates: dict[str, float], recovery: dict[str, float],
                      if agent in measured.pre_steps else p.pre_steps)
         for novelty in config.novelties:
             row = paper.get((novelty, agent))
-            t_adapt = (statistics.mean(measured.t_adapt[(agent, novelty)])
-                       if (agent, novelty) in measured.t_adapt
+            t_adapt = (statistics.mean(measured.post_steps[(agent, novelty)])
+                       if (agent, novelty) in measured.post_steps
                        else row.t_adapt.mean if row is not None and row.t_adapt else 0.0)
             if agent.startswith("transfer_rl"):
                 pre = (pre_steps / rates["train_steps_per_s"]
@@ -183,8 +191,8 @@ def estimate(rates: dict[str, float], recovery: dict[str, float],
                 post = (recovery[novelty] + (p.eta + 1) * p.eval_episodes * episode_s
                         + p.post_eval_episodes * episode_s)
             for seed in config.seeds:
-                if (agent, novelty, seed) in measured.wall:
-                    measured_s += measured.wall[(agent, novelty, seed)]
+                if (agent, novelty, seed) in measured.cpu:
+                    measured_s += measured.cpu[(agent, novelty, seed)]
                 else:
                     pre_s[agent] += pre
                     post_s[agent] += post
@@ -192,7 +200,7 @@ def estimate(rates: dict[str, float], recovery: dict[str, float],
     grid = sum(pre_s.values()) + sum(post_s.values()) + measured_s
     # the paper pre-trained once per agent and seed and reused it for every novelty
     shared = grid - sum(pre_s.values()) * (1 - 1 / len(config.novelties))
-    return {"runs": len(config.runs()), "runs_measured": len(measured.wall),
+    return {"runs": len(config.runs()), "runs_measured": len(measured.cpu),
             "measured_cpu_hours": round(measured_s / 3600, 2),
             "pre_training_steps": {a: int(statistics.median(v))
                                    for a, v in measured.pre_steps.items()},

@@ -39,22 +39,24 @@ def test_hybrid_hours_follow_the_recovery_cost() -> None:
     assert dear > cheap
 
 
-def _record(agent: str, novelty: str, seed: int, pre_steps: int, wall: float,
+def _record(agent: str, novelty: str, seed: int, pre_steps: int, cpu: float,
             protocol: str = "paper") -> dict[str, Any]:
     """A protocol record as the sweep writes it: pre points, the injection, post points
-    converging 9,600 env steps after the novelty."""
+    converging 9,600 env steps after the novelty, `cpu` seconds in all; its wall time is
+    longer (it waited for a lock)."""
     pre = [{"phase": "pre", "epoch": k, "env_steps": pre_steps * k // 5, "actions": 0,
             "cpu_seconds": 1.0, "success_rate": 1.0, "mean_steps": 20.0, "episodes": 100,
             "converged": k == 5, "mean_reward": 980.0} for k in range(1, 6)]
     post = [{"phase": "post", "epoch": k, "env_steps": pre_steps + 4800 * k, "actions": 0,
-             "cpu_seconds": 2.0, "success_rate": 1.0 if k else 0.0, "mean_steps": 20.0,
-             "episodes": 100, "converged": k == 2, "mean_reward": 980.0 if k else -400.0}
+             "cpu_seconds": cpu if k == 2 else 2.0, "success_rate": 1.0 if k else 0.0,
+             "mean_steps": 20.0, "episodes": 100, "converged": k == 2,
+             "mean_reward": 980.0 if k else -400.0}
             for k in range(3)]
     return {"key": f"{agent}/pogostick/{novelty}/{seed}", "status": "ok", "error": "",
             "spec": {"agent": agent, "domain": "pogostick", "novelty": novelty, "seed": seed,
                      "protocol": {"name": protocol}},
             "novelty": {"env_steps": pre_steps, "actions": 0, "cpu_seconds": 1.0},
-            "curve": pre + post, "detections": [], "wall_seconds": wall}
+            "curve": pre + post, "detections": [], "wall_seconds": cpu + 500.0}
 
 
 def test_measured_runs_count_as_measured_and_shorten_pre_training(tmp_path: Path) -> None:
@@ -65,10 +67,10 @@ def test_measured_runs_count_as_measured_and_shorten_pre_training(tmp_path: Path
                _record("transfer_rl", "fence", 1, 999, 1.0, protocol="light")]  # not the paper's
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     runs = measured_runs(path)
-    assert set(runs.wall) == {("transfer_rl", "axe", 0), ("rapidlearn+", "axe", 0),
+    assert set(runs.cpu) == {("transfer_rl", "axe", 0), ("rapidlearn+", "axe", 0),
                               ("transfer_rl", "fire", 0)}
     assert runs.pre_steps == {"transfer_rl": [120_000]}
-    assert runs.t_adapt[("transfer_rl", "axe")] == [9600]
+    assert runs.post_steps[("transfer_rl", "axe")] == [9600]
     none, some = estimate(RATES, RECOVERY), estimate(RATES, RECOVERY, runs)
     assert some["runs_measured"] == 3
     assert some["measured_cpu_hours"] == pytest.approx(740 / 3600, abs=0.01)
