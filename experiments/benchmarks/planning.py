@@ -69,7 +69,7 @@ def trivial_problem() -> Problem:
     return problem
 
 
-def _oneshot(info: PlannerInfo, problem: Problem) -> tuple[Any, float]:
+def engine_call(info: PlannerInfo, problem: Problem) -> tuple[Any, float]:
     """The registry's engine and options, called directly (to keep its log)."""
     start = time.perf_counter()
     with warnings.catch_warnings():
@@ -93,6 +93,18 @@ def _fd_log_times(result: Any) -> dict[str, float]:
         if found:
             out[key] = float(found[-1])
     return out
+
+
+def kind_once_times(info: PlannerInfo, d: Any, repeat: int) -> tuple[float, float]:
+    """Median seconds of one engine call on the task built as a plain Problem and as a
+    FinishedProblem (symbolic/planning/problems.py), alternated so that both see the same
+    machine: the difference is what unified-planning's repeated kind analysis costs."""
+    build = classical_problem if info.form == "classical" else numeric_problem
+    times: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(max(3, repeat)):
+        for finished in (False, True):
+            times[finished].append(engine_call(info, build(d, finished=finished))[1])
+    return statistics.median(times[False]), statistics.median(times[True])
 
 
 WARM_CALLS = 5
@@ -157,9 +169,14 @@ def measure(spec: str, repeat: int, planners: list[str]) -> dict[str, Any]:
         info = PLANNERS[name]
         if info.engine == IN_PROCESS:
             continue  # no process, no translator: nothing starts per call
-        _oneshot(info, trivial)  # first call imports the engine's package
-        startup[name] = best_time(lambda info=info: _oneshot(info, trivial), repeat)
+        engine_call(info, trivial)  # first call imports the engine's package
+        startup[name] = best_time(lambda info=info: engine_call(info, trivial), repeat)
         row(f"{name}: trivial problem (start-up + translation)", startup[name])
+
+    for name in startup:  # what working out the problem's kind once saves a call
+        plain, finished = kind_once_times(PLANNERS[name], d, repeat)
+        row(f"{name}: engine call, plain Problem (UP works out its kind 7 times)", plain)
+        row(f"{name}: engine call, FinishedProblem (its kind once)", finished)
 
     planned: dict[str, dict[str, Any]] = {}
     for name in planners:
@@ -196,7 +213,7 @@ def measure(spec: str, repeat: int, planners: list[str]) -> dict[str, Any]:
     fd = next((n for n in planners if PLANNERS[n].engine == "fast-downward"), None)
     if fd is not None:
         result, total = min(
-            (_oneshot(PLANNERS[fd], classical) for _ in range(repeat)), key=lambda pair: pair[1]
+            (engine_call(PLANNERS[fd], classical) for _ in range(repeat)), key=lambda pair: pair[1]
         )
         breakdown = {
             "planner": fd,
