@@ -17,7 +17,7 @@ replace the 4M budget (an upper bound), and the mean env steps they took after t
 replace the paper's T_adapt.
 
     python -m nesyworld.experiments.benchmarks.table2_walltime --steps 2000 \\
-        [--recovery results/recovery.jsonl] [--measured results/table2.jsonl] \\
+        [--recovery results/recovery.jsonl] [--measured results/table2.jsonl ...] \\
         [--copies 64 --chunk 4096 --minibatch 2048 --passes 4]
 """
 
@@ -28,6 +28,7 @@ import dataclasses
 import json
 import statistics
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ import gymnasium
 from nesyworld.experiments.benchmarks.env_throughput import REFERENCE_ID, run
 from nesyworld.experiments.protocol.config import load_experiment
 from nesyworld.experiments.protocol.paper_table2 import load_paper_table2
+from nesyworld.experiments.protocol.records import UNMASKED
 
 NOVELTIES = ("axe", "chest", "distance", "fence", "fire")
 
@@ -135,17 +137,17 @@ class MeasuredRuns:
     post_steps: dict[tuple[str, str], list[int]] = dataclasses.field(default_factory=dict)
 
 
-def measured_runs(path: Path | None) -> MeasuredRuns:
-    """The ok runs of a `table2` results file whose protocol is the paper's."""
-    runs = MeasuredRuns()
-    if path is None:
-        return runs
-    for line in path.read_text().splitlines():
+def measured_runs(paths: Sequence[Path] = ()) -> MeasuredRuns:
+    """The ok runs of `table2` results files whose protocol is the paper's (a run recorded
+    in two files counts once: the last record)."""
+    last: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for line in (line for path in paths for line in path.read_text().splitlines()):
         record = json.loads(line)
         spec = record.get("spec", {})
-        if record.get("status") != "ok" or spec.get("protocol", {}).get("name") != "paper":
-            continue
-        agent, novelty, seed = spec["agent"], spec["novelty"], int(spec["seed"])
+        if record.get("status") == "ok" and spec.get("protocol", {}).get("name") == "paper":
+            last[(spec["agent"], spec["novelty"], int(spec["seed"]))] = record
+    runs = MeasuredRuns()
+    for (agent, novelty, seed), record in last.items():
         cpu = record["curve"][-1]["cpu_seconds"] if record["curve"] else None
         runs.cpu[(agent, novelty, seed)] = float(cpu if cpu is not None
                                                  else record["wall_seconds"])
@@ -159,56 +161,68 @@ def measured_runs(path: Path | None) -> MeasuredRuns:
 
 
 def estimate(rates: dict[str, float], recovery: dict[str, float],
-             measured: MeasuredRuns = MeasuredRuns()) -> dict[str, Any]:
-    """Hours for the table2 config's grid with its budgets: measured runs as measured, the
-    rest modelled (pre-training to the budget or to the measured convergence; after the
-    novelty, the env steps measured runs took, else the paper's T_adapt)."""
-    config = load_experiment("table2")
-    p = config.protocol
+             measured: MeasuredRuns = MeasuredRuns(), configs: Sequence[str] = ("table2",),
+             agents: Sequence[str] | None = None) -> dict[str, Any]:
+    """Hours for the grids of these shipped configs (their agents, or only `agents`) with
+    their budgets: measured runs as measured, the rest modelled (pre-training to the budget
+    or to the measured convergence; after the novelty, the env steps measured runs took,
+    else the paper's T_adapt). The paper pre-trained once per agent and seed and reused it
+    for every novelty, as the protocol does (experiments/protocol/pretraining.py): "shared"
+    counts each modelled pre-training once per (agent, seed)."""
     paper = {(r.novelty, r.agent): r for r in load_paper_table2()}
-    eval_len_rl = p.max_episode_steps / 2  # evaluation episodes before convergence run long
-    eval_s_per_epoch_rl = p.eval_episodes * eval_len_rl / rates["act_steps_per_s"]
     pre_s: dict[str, float] = {}
     post_s: dict[str, float] = {}
-    measured_s = 0.0
-    for agent in config.agents:
-        pre_s[agent] = post_s[agent] = 0.0
-        pre_steps = (statistics.median(measured.pre_steps[agent])
-                     if agent in measured.pre_steps else p.pre_steps)
-        for novelty in config.novelties:
-            row = paper.get((novelty, agent))
-            t_adapt = (statistics.mean(measured.post_steps[(agent, novelty)])
-                       if (agent, novelty) in measured.post_steps
-                       else row.t_adapt.mean if row is not None and row.t_adapt else 0.0)
-            if agent.startswith("transfer_rl"):
-                pre = (pre_steps / rates["train_steps_per_s"]
-                       + pre_steps / p.epoch_steps * eval_s_per_epoch_rl)
-                post = (t_adapt / rates["train_steps_per_s"]
-                        + (t_adapt / p.epoch_steps + 1) * eval_s_per_epoch_rl)
-            else:  # planning episodes of ~16 steps; recovery as measured
-                episode_s = 16 / rates["planning_steps_per_s"]
-                pre = p.eta * p.eval_episodes * episode_s
-                post = (recovery[novelty] + (p.eta + 1) * p.eval_episodes * episode_s
-                        + p.post_eval_episodes * episode_s)
-            for seed in config.seeds:
-                if (agent, novelty, seed) in measured.cpu:
-                    measured_s += measured.cpu[(agent, novelty, seed)]
-                else:
-                    pre_s[agent] += pre
-                    post_s[agent] += post
+    measured_s: dict[str, float] = {}
+    novelties: dict[str, int] = {}
+    runs = 0
+    for name in configs:
+        config = load_experiment(name)
+        p = config.protocol
+        eval_len_rl = p.max_episode_steps / 2  # evaluation episodes before convergence run long
+        eval_s_per_epoch_rl = p.eval_episodes * eval_len_rl / rates["act_steps_per_s"]
+        for agent in (a for a in config.agents if agents is None or a in agents):
+            pre_s[agent] = post_s[agent] = measured_s[agent] = 0.0
+            novelties[agent] = len(config.novelties)
+            runs += len(config.novelties) * len(config.seeds)
+            pre_steps = (statistics.median(measured.pre_steps[agent])
+                         if agent in measured.pre_steps else p.pre_steps)
+            for novelty in config.novelties:
+                row = paper.get((novelty, agent.removesuffix(UNMASKED)))
+                t_adapt = (statistics.mean(measured.post_steps[(agent, novelty)])
+                           if (agent, novelty) in measured.post_steps
+                           else row.t_adapt.mean if row is not None and row.t_adapt else 0.0)
+                if agent.startswith("transfer_rl"):
+                    pre = (pre_steps / rates["train_steps_per_s"]
+                           + pre_steps / p.epoch_steps * eval_s_per_epoch_rl)
+                    post = (t_adapt / rates["train_steps_per_s"]
+                            + (t_adapt / p.epoch_steps + 1) * eval_s_per_epoch_rl)
+                else:  # planning episodes of ~16 steps; recovery as measured
+                    episode_s = 16 / rates["planning_steps_per_s"]
+                    pre = p.eta * p.eval_episodes * episode_s
+                    post = (recovery[novelty] + (p.eta + 1) * p.eval_episodes * episode_s
+                            + p.post_eval_episodes * episode_s)
+                for seed in config.seeds:
+                    if (agent, novelty, seed) in measured.cpu:
+                        measured_s[agent] += measured.cpu[(agent, novelty, seed)]
+                    else:
+                        pre_s[agent] += pre
+                        post_s[agent] += post
+    shared = {a: measured_s[a] + post_s[a] + pre_s[a] / novelties[a] for a in pre_s}
+    grid = sum(pre_s.values()) + sum(post_s.values()) + sum(measured_s.values())
     workers = 2
-    grid = sum(pre_s.values()) + sum(post_s.values()) + measured_s
-    # the paper pre-trained once per agent and seed and reused it for every novelty
-    shared = grid - sum(pre_s.values()) * (1 - 1 / len(config.novelties))
-    return {"runs": len(config.runs()), "runs_measured": len(measured.cpu),
-            "measured_cpu_hours": round(measured_s / 3600, 2),
+    return {"runs": runs,
+            "runs_measured": sum(1 for k in measured.cpu if k[0] in pre_s),
+            "measured_cpu_hours": round(sum(measured_s.values()) / 3600, 2),
             "pre_training_steps": {a: int(statistics.median(v))
-                                   for a, v in measured.pre_steps.items()},
+                                   for a, v in measured.pre_steps.items() if a in pre_s},
             "modelled_cpu_hours_by_agent": {a: round((pre_s[a] + post_s[a]) / 3600, 1)
-                                            for a in config.agents},
+                                            for a in pre_s},
+            "cpu_hours_by_agent_with_shared_pretraining": {
+                a: round(v / 3600, 2) for a, v in shared.items()},
             "cpu_hours": round(grid / 3600, 1),
             "wall_hours_on_2_cores": round(grid / workers / 3600, 1),
-            "wall_hours_with_shared_pretraining": round(shared / workers / 3600, 1)}
+            "wall_hours_with_shared_pretraining": round(sum(shared.values()) / workers / 3600,
+                                                        1)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -216,8 +230,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--recovery", type=Path, default=None,
                         help="results of the recovery experiment (JSON lines)")
-    parser.add_argument("--measured", type=Path, default=None,
-                        help="runs of the grid already recorded (a table2 results file)")
+    parser.add_argument("--measured", type=Path, nargs="+", default=[], metavar="RESULTS",
+                        help="runs of the grid already recorded (table2 results files)")
+    parser.add_argument("--configs", nargs="+", default=["table2"], metavar="CONFIG",
+                        help="shipped experiment configs whose grids to estimate "
+                             "(table2_unmasked: the paper's unmasked RL baselines)")
+    parser.add_argument("--agents", nargs="+", default=None, metavar="AGENT",
+                        help="only these of the configs' agents")
     parser.add_argument("--copies", type=int, help="RL: env copies stepped together")
     parser.add_argument("--chunk", type=int, help="RL: env steps per PPO update")
     parser.add_argument("--minibatch", type=int, help="RL: PPO minibatch size")
@@ -231,7 +250,9 @@ def main(argv: list[str] | None = None) -> int:
               "rl_settings": dataclasses.asdict(settings),
               "rates": {k: round(v, 1) for k, v in rates.items()},
               "ratios_to_reference": ratios,
-              **estimate(rates, recovery_seconds(args.recovery), measured_runs(args.measured))}
+              "configs": args.configs,
+              **estimate(rates, recovery_seconds(args.recovery), measured_runs(args.measured),
+                         args.configs, args.agents)}
     print(json.dumps(result, indent=1))
     return 0
 

@@ -66,7 +66,9 @@ def test_measured_runs_count_as_measured_and_shorten_pre_training(tmp_path: Path
                _record("transfer_rl", "fire", 0, 0, 90.0),  # loaded the pair's checkpoint
                _record("transfer_rl", "fence", 1, 999, 1.0, protocol="light")]  # not the paper's
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    runs = measured_runs(path)
+    again = tmp_path / "again.jsonl"  # the Axe run recorded again: it counts once, as last seen
+    again.write_text(json.dumps(_record("transfer_rl", "axe", 0, 120_000, 600.0)) + "\n")
+    runs = measured_runs([path, again])
     assert set(runs.cpu) == {("transfer_rl", "axe", 0), ("rapidlearn+", "axe", 0),
                               ("transfer_rl", "fire", 0)}
     assert runs.pre_steps == {"transfer_rl": [120_000]}
@@ -82,3 +84,21 @@ def test_measured_runs_count_as_measured_and_shorten_pre_training(tmp_path: Path
     assert (some["modelled_cpu_hours_by_agent"]["transfer_rl+icm"]
             == none["modelled_cpu_hours_by_agent"]["transfer_rl+icm"])
     assert estimate(RATES, RECOVERY, MeasuredRuns()) == none
+
+
+def test_the_paper_comparable_grid_takes_the_unmasked_baselines() -> None:
+    """The paper's four agents: table2's hybrid agents with table2_unmasked's RL baselines,
+    which are modelled as the masked ones (the paper's T_adapt, the 4M budget) until runs of
+    their own are measured."""
+    paper_grid = estimate(RATES, RECOVERY, configs=("table2", "table2_unmasked"),
+                          agents=("rapidlearn+", "rapidlearn", "transfer_rl+icm_unmasked",
+                                  "transfer_rl_unmasked"))
+    masked = estimate(RATES, RECOVERY)
+    assert paper_grid["runs"] == 200
+    hours, masked_hours = (paper_grid["modelled_cpu_hours_by_agent"],
+                           masked["modelled_cpu_hours_by_agent"])
+    assert set(hours) == {"rapidlearn+", "rapidlearn", "transfer_rl+icm_unmasked",
+                          "transfer_rl_unmasked"}
+    assert hours["transfer_rl_unmasked"] == masked_hours["transfer_rl"] > 0
+    assert paper_grid["wall_hours_with_shared_pretraining"] == pytest.approx(
+        masked["wall_hours_with_shared_pretraining"])
