@@ -462,8 +462,8 @@ def test_fast_downward_runs_in_a_private_directory(monkeypatch: pytest.MonkeyPat
         assert private, f"started in the caller's directory {caller}: {' '.join(cmd)}"
 
 
-def test_a_finished_problem_works_out_its_kind_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    d = _derivation(POGOSTICK, 0)
+def _kind_walks(monkeypatch: pytest.MonkeyPatch) -> list[Problem]:
+    """The problems whose kind unified-planning works out from now on, one entry a walk."""
     walks: list[Problem] = []
     kind_factory = Problem._kind_factory
 
@@ -472,6 +472,12 @@ def test_a_finished_problem_works_out_its_kind_once(monkeypatch: pytest.MonkeyPa
         return kind_factory(self)
 
     monkeypatch.setattr(Problem, "_kind_factory", counted)
+    return walks
+
+
+def test_a_finished_problem_works_out_its_kind_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    d = _derivation(POGOSTICK, 0)
+    walks = _kind_walks(monkeypatch)
     for build in (classical_problem, numeric_problem):
         plain, finished = build(d), build(d, finished=True)
         assert type(plain) is Problem and isinstance(finished, FinishedProblem)
@@ -488,14 +494,7 @@ def test_a_fast_downward_call_works_out_the_kind_once(monkeypatch: pytest.Monkey
     reader); the planner's problem is a FinishedProblem, so the walk happens once, and the
     plan is the one a plain problem gets."""
     d = _derivation(POGOSTICK, 0)
-    walks: list[Problem] = []
-    kind_factory = Problem._kind_factory
-
-    def counted(self: Problem) -> Any:
-        walks.append(self)
-        return kind_factory(self)
-
-    monkeypatch.setattr(Problem, "_kind_factory", counted)
+    walks = _kind_walks(monkeypatch)
     result = Planner("fast-downward", timeout=TIMEOUT).plan(d)
     assert len(walks) == 1 and type(walks[0]) is FinishedProblem
     assert result.steps == _plan(d, "fast-downward").steps
