@@ -38,6 +38,7 @@ from nesyworld.experiments.benchmarks.env_throughput import REFERENCE_ID, run
 from nesyworld.experiments.protocol.config import load_experiment
 from nesyworld.experiments.protocol.paper_table2 import load_paper_table2
 from nesyworld.experiments.protocol.records import UNMASKED
+from nesyworld.experiments.protocol.report import protocol_names, read_records
 
 NOVELTIES = ("axe", "chest", "distance", "fence", "fire")
 
@@ -138,13 +139,13 @@ class MeasuredRuns:
 
 
 def measured_runs(paths: Sequence[Path] = ()) -> MeasuredRuns:
-    """The ok runs of `table2` results files whose protocol is the paper's (a run recorded
-    in two files counts once: the last record)."""
+    """The ok runs of `table2` results files whose protocol is the paper's, read and checked
+    as the report reads them (`read_records`: per run, its last record); a run recorded in
+    two files counts once, as the later file has it."""
     last: dict[tuple[str, str, int], dict[str, Any]] = {}
-    for line in (line for path in paths for line in path.read_text().splitlines()):
-        record = json.loads(line)
-        spec = record.get("spec", {})
-        if record.get("status") == "ok" and spec.get("protocol", {}).get("name") == "paper":
+    for record in (r for path in paths for r in read_records(path)):
+        spec = record["spec"]
+        if record["status"] == "ok" and protocol_names([record]) == ["paper"]:
             last[(spec["agent"], spec["novelty"], int(spec["seed"]))] = record
     runs = MeasuredRuns()
     for (agent, novelty, seed), record in last.items():

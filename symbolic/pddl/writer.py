@@ -231,8 +231,7 @@ def _display_path(source: str) -> str:
 
 def write_pddl(d: Derivation, classical: bool = False) -> tuple[str, str]:
     """Domain and problem text of a derivation, in the numeric or the classical form."""
-    problem = (classical_problem(d, finished=True) if classical
-               else numeric_problem(d, finished=True))
+    problem = classical_problem(d) if classical else numeric_problem(d)
     form = "classical (bounded counts as fact ladders)" if classical else "numeric"
     header = [
         f"nesyworld: '{d.name}' derived from {d.source}",
