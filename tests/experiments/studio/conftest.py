@@ -44,9 +44,20 @@ def recordings(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 # --- a real headless Chromium ----------------------------------------------------------------
-# The machine's own Chromium (Debian's package, which CI installs through .ci/run, or any
-# chromium / chrome on PATH), never a browser Playwright downloads; on a machine without one
-# the browser tests skip and say why. The browser is a tool the tests drive, like python.
+# The machine's own Chromium (Debian's package, which .ci/run installs, or any chromium /
+# chrome on PATH), never a browser Playwright downloads. It is a program outside the
+# repository, so every test that opens it is marked `browser` and left out of the default
+# run (pyproject.toml): `pytest -m browser` runs them, and skips them, saying why, on a
+# machine without one.
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by mark
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+
+
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 

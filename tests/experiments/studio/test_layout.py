@@ -2,7 +2,8 @@
 the main panels never overlap, stay inside the window, and the page never scrolls sideways;
 the map stays inside its panel and long PDDL lines wrap rather than being cut.
 
-With NESYWORLD_SCREENSHOTS=1 the test also writes docs/screenshots/studio-<tab>-<width>.png,
+Marked `browser` (it drives the machine's Chromium; conftest.py): `pytest -m browser`. With
+NESYWORLD_SCREENSHOTS=1 the test also writes docs/screenshots/studio-<tab>-<width>.png,
 the commit-ready screenshots; otherwise they go to a temporary folder.
 """
 
