@@ -122,17 +122,32 @@ FOCUS_KINDS = ("move", "rotate", "break", "collect", "use", "place", "nop")
 interactions."""
 
 
+def new_types(world: World, known_types: Collection[str]) -> set[str]:
+    """The entity types of `world` that the knowledge base's world did not have: what a
+    novelty brought in (air and the agent excluded)."""
+    return {t for t in world.types.names if t not in known_types} - IGNORED_TYPES
+
+
+def novel_actions(world: World, known_actions: Collection[str],
+                  known_types: Collection[str]) -> set[str]:
+    """The actions new since the novelty: those the knowledge base's world did not offer,
+    and those whose names mention, as whole words, a type new since the novelty."""
+    fresh = new_types(world, known_types)
+    return {g.name for g in world.agent_actions() if g.name != "give_up" and (
+        g.name not in known_actions or any(_mentions(g.name, t) for t in fresh))}
+
+
 def focus_actions(world: World, op: GroundOperator, known_actions: Collection[str],
                   known_types: Collection[str]) -> set[str]:
     """The actions a fix most likely needs, tried first through the policy's action prior
     (`PPOConfig.action_prior`), never instead of the others: the primitive and generic
-    interaction classes, actions new since the novelty, and actions whose names mention, as
-    whole words, a type the failed operator names or a type new since the novelty."""
-    touched = failed_objects(op) | {t for t in world.types.names if t not in known_types}
-    touched -= IGNORED_TYPES
-    return {g.name for g in world.agent_actions() if g.name != "give_up" and (
-        getattr(g.action, "registered_name", "") in FOCUS_KINDS
-        or g.name not in known_actions or any(_mentions(g.name, t) for t in touched))}
+    interaction classes, the actions new since the novelty (`novel_actions`), and actions
+    whose names mention, as whole words, a type the failed operator names."""
+    touched = failed_objects(op) - IGNORED_TYPES
+    return novel_actions(world, known_actions, known_types) | {
+        g.name for g in world.agent_actions() if g.name != "give_up" and (
+            getattr(g.action, "registered_name", "") in FOCUS_KINDS
+            or any(_mentions(g.name, t) for t in touched))}
 
 
 def relevant_counts(kb: KnowledgeBase) -> set[tuple[str, str]]:
