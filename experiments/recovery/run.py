@@ -47,13 +47,24 @@ class RecoveryRunSpec:
     """PPO's minibatch in the recoveries (None: RecoveryConfig's own, 128)."""
     passes: int | None = None
     """PPO's passes over each chunk (None: RecoveryConfig's own, 8)."""
+    novelty_bias: float | None = None
+    """The recoveries' prior bias of novel actions (None: RecoveryConfig's own, 2.0)."""
+    planner: str | None = None
+    """The agent's planner (None: PlanningConfig's, Fast Downward; `nesyworld run` plans
+    `in-process`)."""
 
     @property
     def setting(self) -> str:
-        """The agent, with the PPO settings that differ from its own ("rapidlearn+ 256x8")."""
-        if self.minibatch is None and self.passes is None:
-            return self.agent
-        return f"{self.agent} {self.minibatch or 'default'}x{self.passes or 'default'}"
+        """The agent, with the settings that differ from its own ("rapidlearn+ 256x8",
+        "rapidlearn+ bias0 in-process")."""
+        parts = [self.agent]
+        if self.minibatch is not None or self.passes is not None:
+            parts.append(f"{self.minibatch or 'default'}x{self.passes or 'default'}")
+        if self.novelty_bias is not None:
+            parts.append(f"bias{self.novelty_bias:g}")
+        if self.planner is not None:
+            parts.append(self.planner)
+        return " ".join(parts)
 
     @property
     def key(self) -> str:
@@ -63,7 +74,7 @@ class RecoveryRunSpec:
 def run_one(config: RecoveryRunSpec) -> dict[str, Any]:
     """Adapt and evaluate one agent; a JSON-able record (heavy imports stay in the worker)."""
     from nesyworld.experiments.protocol.adaptation import adapt_and_evaluate
-    from nesyworld.hybrid import HybridAgent, hybrid_configs
+    from nesyworld.hybrid import HybridAgent, PlanningConfig, hybrid_configs
     from nesyworld.symbolic.knowledge_base import KnowledgeBase
     from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 
@@ -75,8 +86,11 @@ def run_one(config: RecoveryRunSpec) -> dict[str, Any]:
     if config.passes is not None:
         ppo = replace(ppo, epochs_per_update=config.passes)
     recovery = replace(recovery, ppo=ppo)
+    if config.novelty_bias is not None:
+        recovery = replace(recovery, novelty_bias=config.novelty_bias)
+    planning = PlanningConfig(planner=config.planner) if config.planner else None
     env = NoveltyInjector(NesyGridEnv(config.spec), [config.novelty])
-    agent = HybridAgent(env, KnowledgeBase.from_world(config.spec), None, recovery,
+    agent = HybridAgent(env, KnowledgeBase.from_world(config.spec), planning, recovery,
                         novelty=config.novelty, repair=repair)
     result = adapt_and_evaluate(env, agent, seed=config.seed,
                                 max_episodes=config.max_episodes,
@@ -129,8 +143,7 @@ def summary_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     T_adapt and are counted apart, never averaged in."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in records:
-        setting = RecoveryRunSpec(**r["config"]).setting if "minibatch" in r["config"] \
-            else r["config"]["agent"]
+        setting = RecoveryRunSpec(**r["config"]).setting
         groups.setdefault((r["config"]["novelty"], setting), []).append(r)
     rows = []
     for (novelty, agent), rs in groups.items():
@@ -180,11 +193,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--minibatch", type=int, help="PPO minibatch of the recoveries "
                    "(default: RecoveryConfig's, 128)")
     p.add_argument("--passes", type=int, help="PPO passes per chunk (default: 8)")
+    p.add_argument("--novelty-bias", type=float, help="the recoveries' prior bias of the "
+                   "actions new since the novelty (default: RecoveryConfig's, 2.0)")
+    p.add_argument("--planner", help="the agent's planner (default: PlanningConfig's, "
+                   "fast-downward; `nesyworld run` uses in-process)")
     p.add_argument("--out", type=Path, default=Path("results/recovery.jsonl"))
     p.add_argument("--json", action="store_true", help="print the summary rows as JSON")
     args = p.parse_args(argv)
     configs = [RecoveryRunSpec(args.spec, n, s, a, args.budget, args.eval_episodes,
-                               minibatch=args.minibatch, passes=args.passes)
+                               minibatch=args.minibatch, passes=args.passes,
+                               novelty_bias=args.novelty_bias, planner=args.planner)
                for n in args.novelties for a in args.agents for s in range(args.seeds)]
     records = sweep(configs, args.out, args.workers)
     rows = summary_rows(records)

@@ -119,3 +119,29 @@ def test_ppo_settings_reach_the_recoveries_and_name_their_runs(
 
     rows = summary_rows([record(spec), record(RecoveryRunSpec(novelty="axe"))])
     assert sorted(r["agent"] for r in rows) == ["rapidlearn+", "rapidlearn+ 128x4"]
+
+
+def test_the_novelty_bias_and_planner_reach_the_agent_and_name_their_runs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import nesyworld.hybrid as hybrid
+
+    seen = {}
+
+    class Built(Exception):
+        pass
+
+    def agent(env: object, kb: object, config: object, recovery: object, **kw: object) -> None:
+        seen["planning"], seen["recovery"] = config, recovery
+        raise Built
+
+    monkeypatch.setattr(hybrid, "HybridAgent", agent)
+    spec = RecoveryRunSpec(novelty="fire", novelty_bias=0.0, planner="in-process")
+    with pytest.raises(Built):
+        run_one(spec)
+    assert seen["recovery"].novelty_bias == 0.0
+    assert seen["planning"].planner == "in-process"
+    with pytest.raises(Built):
+        run_one(RecoveryRunSpec(novelty="fire"))
+    assert seen["recovery"].novelty_bias == 2.0 and seen["planning"] is None
+    assert spec.key == "pogostick/fire/rapidlearn+/bias0/in-process/0"
+    assert RecoveryRunSpec(novelty="fire").key == "pogostick/fire/rapidlearn+/0"
