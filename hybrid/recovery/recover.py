@@ -386,7 +386,7 @@ class Recovery:
         return None
 
     def action_prior(self, world: World, failure: OperatorFailure, names: tuple[str, ...]
-               ) -> tuple[float, ...]:
+                     ) -> tuple[float, ...]:
         """The policy's action prior: `focus_bias` on the focus actions, `novelty_bias` more
         on the novel ones, 0 elsewhere."""
         s = self.config
