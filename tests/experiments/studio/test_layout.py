@@ -2,9 +2,10 @@
 the main panels never overlap, stay inside the window, and the page never scrolls sideways;
 the map stays inside its panel and long PDDL lines wrap rather than being cut.
 
-Marked `browser` (it drives the machine's Chromium; conftest.py): `pytest -m browser`. With
-NESYWORLD_SCREENSHOTS=1 the test also writes docs/screenshots/studio-<tab>-<width>.png,
-the commit-ready screenshots; otherwise they go to a temporary folder.
+Marked `browser` (it drives the machine's Chromium; conftest.py): `pytest -m browser`. The
+screenshots studio-<tab>-<width>.png go to a temporary folder, or to the folder that
+NESYWORLD_SCREENSHOTS names (`NESYWORLD_SCREENSHOTS=docs/screenshots` from the repository's
+root rewrites the commit-ready ones).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from typing import Any
 
 import pytest
 
-DOCS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
 TABS = {
     "replay": ["#map-panel", "#plan-panel", "#events-panel"],
     "editor": ["#editor-map-panel", "#editor-yaml-panel", "#editor-pddl-panel"],
@@ -59,7 +59,8 @@ def check_layout(page: Any, tab: str, width: int, height: int) -> None:
 def test_panels_never_overlap(open_page: Any, studio: Any, recordings: Path, width: int,
                               tmp_path: Path) -> None:
     height = 900
-    shots = DOCS if os.environ.get("NESYWORLD_SCREENSHOTS") else tmp_path
+    named = os.environ.get("NESYWORLD_SCREENSHOTS")
+    shots = Path(named) if named else tmp_path
     shots.mkdir(parents=True, exist_ok=True)
     page = open_page(studio.url, width, height)
     page.wait_for_selector("#grid .cell")
