@@ -15,6 +15,7 @@ from nesyworld.experiments.cli.arguments import (
     output_file,
     run_seed,
 )
+from nesyworld.experiments.cli.knowledge_options import add_knowledge_arguments
 from nesyworld.experiments.cli.logdir_option import add_logdir_argument, training_logs
 from nesyworld.experiments.cli.output import LazyConsole
 from nesyworld.hybrid.agents.names import HYBRID_AGENTS
@@ -41,6 +42,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--max-episodes", type=episodes, default=60,
                    help="adaptation episodes at most")
     p.add_argument("--eval-episodes", type=episodes, default=20)
+    add_knowledge_arguments(p)
     p.add_argument("--out", type=Path, default=None,
                    help="JSON-lines records, one per case; a rerun resumes from it (default: "
                    "results/generality.jsonl, or results/generality_<suite>.jsonl)")
@@ -60,7 +62,8 @@ def cmd_generality(args: argparse.Namespace) -> int:
     spec, novelties, out = resolve_cases(args)
     output_file(out, makes_folders=True)
     config = GeneralityConfig(spec, args.agent, args.seed, args.budget,
-                              args.max_episodes, args.eval_episodes)
+                              args.max_episodes, args.eval_episodes,
+                              knowledge=args.knowledge, refusals=args.refusals)
 
     def progress(i: int, n: int, record: dict[str, Any]) -> None:
         console.print(f"[{i}/{n}] {record['case']}: {record['how']}, S_post "

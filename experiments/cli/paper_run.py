@@ -48,6 +48,7 @@ def cmd_run_paper(args: argparse.Namespace) -> int:
         args.agent.removeprefix("repair+"))
     summary: dict[str, Any] = {
         "spec": args.spec, "agent": args.agent, "novelties": [novelty], "protocol": "paper",
+        "knowledge": record.get("knowledge", "closed"), "refusals": "explained",
         "seed": args.seed, "adapted": m.adapted, "verdict": m.adaptation.value,
         "t_adapt": m.t_adapt_env_steps, "s_pre": m.s_pre, "i_novelty": m.i_novelty,
         "s_post": m.s_post, "delta_t": m.delta_t, "wall_seconds": record["wall_seconds"],
@@ -58,7 +59,7 @@ def cmd_run_paper(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     table = Table(title=f"{args.agent} on {args.spec} + {novelty} (paper protocol, run seed "
-                  f"{args.seed})")
+                  f"{args.seed}, {summary['knowledge']} knowledge)")
     for col in ("metric", "ours", "paper (mean ± sd, 10 seeds)"):
         table.add_column(col)
 

@@ -16,6 +16,7 @@ from nesyworld.experiments.cli.arguments import (
     output_file,
     run_seed,
 )
+from nesyworld.experiments.cli.knowledge_options import add_knowledge_arguments
 from nesyworld.experiments.cli.logdir_option import add_logdir_argument, training_logs
 from nesyworld.experiments.cli.output import LazyConsole
 from nesyworld.experiments.cli.studio_commands import (
@@ -78,6 +79,7 @@ def add_commands(sub: Any) -> None:
                    help="record the first episode (frames, plans, failures, learning) for "
                         "`nesyworld studio`; `nesyworld replay` re-checks every state of it, "
                         "re-applying the --novelty ones at the steps they arrived")
+    add_knowledge_arguments(p)
     add_live_arguments(p)
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     add_logdir_argument(p)
@@ -117,7 +119,8 @@ def make_agent(args: argparse.Namespace, env: Any, verbose: bool) -> Any:
 
         recovery, repair = hybrid_configs(args.agent, args.seed, step_budget=args.budget)
         agent = HybridAgent(env, kb, config, recovery, novelty=",".join(args.novelty),
-                            on_event=show_hybrid if verbose else None, repair=repair)
+                            on_event=show_hybrid if verbose else None, repair=repair,
+                            knowledge=args.knowledge)
         if args.kb:
             agent.load(args.kb)
         return agent
@@ -154,15 +157,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_live(args, HYBRID)
     if args.protocol == "paper":
         if (args.agent not in HYBRID or len(args.novelty) != 1 or args.record or args.kb
-                or args.budget is not None or args.save):
+                or args.budget is not None or args.save or args.knowledge != "closed"
+                or args.refusals != "explained"):
             raise UsageError("--protocol paper: needs a hybrid --agent and exactly one "
-                             "--novelty, and takes none of --record, --kb, --save, --budget")
+                             "--novelty, and takes none of --record, --kb, --save, --budget; "
+                             "it runs the closed regime with explained refusals")
         from nesyworld.experiments.cli.paper_run import cmd_run_paper
 
         with training_logs(args.logdir):
             return cmd_run_paper(args)
     check_paths(args)
-    env: Any = NesyGridEnv(args.spec, render_mode="ansi" if args.render else None)
+    env: Any = NesyGridEnv(args.spec, render_mode="ansi" if args.render else None,
+                           refusals=args.refusals)
     if args.novelty:  # on their schedule: before an episode, or at a step mid-episode
         env = NoveltyInjector(env, args.novelty)
     recorder = None
@@ -186,7 +192,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(env.render())
     planner = getattr(agent, "planner", None)
     summary = {"spec": env.unwrapped.world.spec.name, "agent": args.agent,
-               "novelties": args.novelty,
+               "novelties": args.novelty, "refusals": args.refusals,
                **summarize(results, planner.seconds if planner else 0.0)}
     novelties = getattr(agent, "novelties", [])
     if novelties:
@@ -279,7 +285,8 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None,
     if args.save:
         agent.save(args.save)
     summary = {"spec": env.unwrapped.world.spec.name, "agent": args.agent,
-               "novelties": args.novelty, "planner": args.planner, **result.summary(),
+               "novelties": args.novelty, "planner": args.planner,
+               "knowledge": args.knowledge, "refusals": args.refusals, **result.summary(),
                "learned_operators": sorted(agent.learned),
                "repaired_operators": sorted(e.operator.name for e in agent.kb
                                             if e.origin == "repaired")}
@@ -292,11 +299,12 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None,
 
     table = Table(title=f"{args.agent} agent on {summary['spec']}"
                   + (f" + {', '.join(args.novelty)}" if args.novelty else "")
-                  + " (light protocol)")
+                  + f" (light protocol, {args.knowledge} knowledge)")
     table.add_column("")
     table.add_column("value", justify="right")
     methods = [r.get("method", "learning") for r in result.recoveries]
     rows = [("protocol", f"light, run seed {args.seed} (docs/COUNTS.md)"),
+            ("knowledge", f"{args.knowledge}, {args.refusals} refusals"),
             ("planner", args.planner),
             ("verdict", summary["verdict"]),
             ("T_adapt (env steps in all)",

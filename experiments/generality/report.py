@@ -16,7 +16,10 @@ def generality_table(records: Sequence[dict[str, Any]]) -> Table:
     counts = tally(records)
     caption = (f"recovered {counts['recovered']}/{counts['cases']}; of the cases that break "
                f"the plan {counts['breaking_recovered']}/{counts['breaking_cases']}")
-    table = Table(title="generality: unprepared novelties", caption=caption)
+    regimes = sorted({f"{r.get('knowledge', 'oracle')} knowledge, "
+                      f"{r.get('refusals', 'explained')} refusals" for r in records})
+    title = "generality: unprepared novelties" + (f" ({'; '.join(regimes)})" if regimes else "")
+    table = Table(title=title, caption=caption)
     for name, justify in (("case", "left"), ("breaks plan", "center"), ("detected at", "left"),
                           ("how", "left"), ("S_post", "right"), ("T_adapt", "right")):
         table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]

@@ -37,6 +37,11 @@ class GeneralityConfig:
     max_episodes: int = 60
     eval_episodes: int = 20
     recovered_at: float = RECOVERED_AT
+    knowledge: str = "closed"
+    """The agent's knowledge regime (hybrid/knowledge/regime.py); "oracle" is a labelled
+    baseline."""
+    refusals: str = "explained"
+    """Whether the env says why it refused an action ("explained") or not ("silent")."""
 
 
 def novelty_key(novelty: str) -> str:
@@ -44,14 +49,15 @@ def novelty_key(novelty: str) -> str:
     return Path(novelty).stem if novelty.endswith((".yaml", ".yml")) else novelty
 
 
-def probe_plan(spec: str, novelty: str, seed: int) -> dict[str, Any]:
+def probe_plan(spec: str, novelty: str, seed: int, refusals: str = "explained"
+               ) -> dict[str, Any]:
     """One episode of the planning agent, pre-novelty knowledge, post-novelty world."""
     from nesyworld.hybrid import PlanningAgent, run_episode
     from nesyworld.hybrid.seeding import RunSeeds
     from nesyworld.symbolic.knowledge_base import KnowledgeBase
     from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 
-    env = NoveltyInjector(NesyGridEnv(spec), [novelty])
+    env = NoveltyInjector(NesyGridEnv(spec, refusals=refusals), [novelty])  # type: ignore[arg-type]
     agent = PlanningAgent(env, KnowledgeBase.from_world(spec))
     result = run_episode(env, agent, seed=RunSeeds(seed).evaluation(0))
     detection = next((e for e in agent.events if e.kind in ("failure", "no_plan")), None)
@@ -76,10 +82,12 @@ def run_case(novelty: str, config: GeneralityConfig) -> dict[str, Any]:
     start = time.perf_counter()
     record: dict[str, Any] = {"key": novelty_key(novelty), "case": novelty_key(novelty),
                               "novelty": novelty, "config": asdict(config),
-                              **probe_plan(config.spec, novelty, config.seed)}
+                              "knowledge": config.knowledge, "refusals": config.refusals,
+                              **probe_plan(config.spec, novelty, config.seed, config.refusals)}
     run = run_one(RecoveryRunSpec(config.spec, novelty, config.seed, config.agent,
                                   config.step_budget, config.eval_episodes,
-                                  config.max_episodes))
+                                  config.max_episodes, knowledge=config.knowledge,
+                                  refusals=config.refusals))
     s_post = float(run["post_novelty_success_rate"])
     recovered = s_post >= config.recovered_at
     how = ("not recovered" if not recovered
@@ -98,6 +106,7 @@ def run_case(novelty: str, config: GeneralityConfig) -> dict[str, Any]:
         "how": how,
         "learned_operators": run["learned_operators"],
         "repaired_operators": run["repaired_operators"],
+        "recoveries": [r.get("method", "learning") for r in run["recoveries"]],
         "wall_seconds": round(time.perf_counter() - start, 2),
     })
     return record

@@ -29,7 +29,8 @@ from nesyworld.experiments.protocol.agents import (
 )
 from nesyworld.experiments.protocol.pretraining import checkpoint_path, pretraining_lock
 from nesyworld.experiments.protocol.records import CurvePoint, Phase, ProtocolConfig, RunSpec
-from nesyworld.hybrid import EpisodeResult
+from nesyworld.hybrid import HYBRID_AGENTS, EpisodeResult
+from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE
 from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import ConvergenceTest
 from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
@@ -166,6 +167,9 @@ def run_protocol(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None = 
     p = spec.protocol
     record: dict[str, Any] = {"key": spec.key, "spec": spec.as_dict(), "started": started,
                               "status": "ok", "error": ""}
+    if spec.agent in HYBRID_AGENTS:  # what it may know (hybrid/knowledge/regime.py);
+        # records without this field were made before the regimes had names, in the oracle's
+        record["knowledge"] = DEFAULT_KNOWLEDGE
     try:
         agent, run = _pre_novelty(spec, on_point)
         # injection: from here on the agent acts in the world of the novelty

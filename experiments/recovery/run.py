@@ -52,6 +52,11 @@ class RecoveryRunSpec:
     planner: str | None = None
     """The agent's planner (None: PlanningConfig's, Fast Downward; `nesyworld run` plans
     `in-process`)."""
+    knowledge: str = "closed"
+    """The knowledge regime (hybrid/knowledge/regime.py): "closed", or the labelled
+    "oracle" baseline."""
+    refusals: str = "explained"
+    """Whether the env says why it refused an action ("explained") or not ("silent")."""
 
     @property
     def setting(self) -> str:
@@ -64,6 +69,12 @@ class RecoveryRunSpec:
             parts.append(f"bias{self.novelty_bias:g}")
         if self.planner is not None:
             parts.append(self.planner)
+        # runs recorded before the regimes were named read the post-novelty world's model:
+        # their keys (no regime part) stay the oracle's
+        if self.knowledge != "oracle":
+            parts.append(self.knowledge)
+        if self.refusals != "explained":
+            parts.append(f"{self.refusals}-refusals")
         return " ".join(parts)
 
     @property
@@ -89,13 +100,16 @@ def run_one(config: RecoveryRunSpec) -> dict[str, Any]:
     if config.novelty_bias is not None:
         recovery = replace(recovery, novelty_bias=config.novelty_bias)
     planning = PlanningConfig(planner=config.planner) if config.planner else None
-    env = NoveltyInjector(NesyGridEnv(config.spec), [config.novelty])
+    env = NoveltyInjector(NesyGridEnv(config.spec, refusals=config.refusals),  # type: ignore[arg-type]
+                          [config.novelty])
     agent = HybridAgent(env, KnowledgeBase.from_world(config.spec), planning, recovery,
-                        novelty=config.novelty, repair=repair)
+                        novelty=config.novelty, repair=repair,
+                        knowledge=config.knowledge)  # type: ignore[arg-type]
     result = adapt_and_evaluate(env, agent, seed=config.seed,
                                 max_episodes=config.max_episodes,
                                 eval_episodes=config.eval_episodes)
-    return {"key": config.key, "config": asdict(config), **result.summary(),
+    return {"key": config.key, "config": asdict(config), "knowledge": config.knowledge,
+            "refusals": config.refusals, **result.summary(),
             "learned_operators": sorted(agent.learned),
             "repaired_operators": sorted(e.operator.name for e in agent.kb
                                          if e.origin == "repaired"),

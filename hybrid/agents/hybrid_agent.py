@@ -34,6 +34,8 @@ from nesyworld.hybrid.agents.saved_agent import (
 )
 from nesyworld.hybrid.execution.monitor import OperatorFailure
 from nesyworld.hybrid.execution.operators import GroundOperator
+from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, Knowledge
+from nesyworld.hybrid.knowledge.regime import check_knowledge
 from nesyworld.hybrid.recovery.gaps import gap_failure, missing_item
 from nesyworld.hybrid.recovery.learned_operator import LearnedOperator
 from nesyworld.hybrid.recovery.recover import Recovery, RecoveryConfig, RecoveryOutcome
@@ -50,6 +52,7 @@ from nesyworld.learning import EpochRecord, load_checkpoint, save_checkpoint
 from nesyworld.symbolic.derivation.abstraction import abstract
 from nesyworld.symbolic.knowledge_base import KnowledgeBase, operator_pddl
 from nesyworld.world.actions.schema import OperatorSchema
+from nesyworld.world.envs.gym_env import Refusals
 
 POLICY_FOLDER = "policies"
 
@@ -76,7 +79,8 @@ class HybridAgent(PlanningAgent):
 
     `learning=False` freezes it (failures are then only replanned around, as the planning
     agent does): evaluation episodes use that, so they measure what was learned without
-    learning more. `recoveries` records every recovery, `adaptation_env_steps` their cost.
+    learning more. `knowledge` is the regime, "closed" unless a baseline asks for "oracle".
+    `recoveries` records every recovery, `adaptation_env_steps` their cost.
     """
 
     def __init__(self, env: Any, kb: KnowledgeBase | None = None,
@@ -84,8 +88,12 @@ class HybridAgent(PlanningAgent):
                  recovery: RecoveryConfig | None = None, novelty: str = "",
                  learning: bool = True,
                  on_event: Callable[[Event], None] | None = None,
-                 repair: RepairConfig | None = None) -> None:
+                 repair: RepairConfig | None = None,
+                 knowledge: Knowledge = DEFAULT_KNOWLEDGE) -> None:
         super().__init__(env, kb, config or PlanningConfig(), on_event)
+        self.knowledge: Knowledge = check_knowledge(knowledge)
+        """What the agent may know of the changed world (hybrid/knowledge/regime.py): only
+        "oracle", a labelled baseline, reads the post-novelty world's own model."""
         self.recovery_config = recovery if recovery is not None else RecoveryConfig()
         self.repair_config = repair if repair is not None else RepairConfig()
         self.name = ("repair+" if self.repair_config.enabled else "") + (
@@ -126,10 +134,18 @@ class HybridAgent(PlanningAgent):
     # --- model repair ------------------------------------------------------------------
     def _repairer(self) -> ModelRepair:
         return ModelRepair(self.kb, self.planner, self.repair_config, self.learned,
-                           self.known_types, self.known_actions, self.config.mode)
+                           self.known_types, self.known_actions, self.config.mode,
+                           self.knowledge, self.refusals)
+
+    @property
+    def refusals(self) -> Refusals:
+        """Whether the agent's env explains its refusals: the copies it verifies and
+        samples in do no more than that."""
+        return getattr(self.env.unwrapped, "refusals", "explained")
 
     def _context(self) -> dict[str, tuple[str, ...]]:
-        return novelty_context(self.kb, self.world, pre_novelty_actions(self.kb, self.world))
+        return novelty_context(self.kb, self.world, pre_novelty_actions(self.kb, self.world),
+                               self.knowledge)
 
     def _adopt(self, outcome: RepairOutcome) -> bool:
         self.recoveries.append(outcome)
@@ -207,7 +223,8 @@ class HybridAgent(PlanningAgent):
         if self._gave_up.get(name, 0) + 1 >= config.attempts:
             config = replace(config, patience=0)  # the last attempt: RecoveryConfig.patience
         recovery = Recovery(self.kb, config, before, self.novelty, self._on_epoch,
-                            self.planner, self.learned, on_chunk=self.on_progress)
+                            self.planner, self.learned, on_chunk=self.on_progress,
+                            knowledge=self.knowledge, refusals=self.refusals)
         outcome = recovery.learn(self.world, failure, previous)
         self.recoveries.append(outcome)
         if outcome.operator is None:
@@ -274,6 +291,7 @@ class HybridAgent(PlanningAgent):
                                 operator=name)
         (folder / "agent.json").write_text(json.dumps({
             "agent": self.name, "config": asdict(self.config), "novelty": self.novelty,
+            "knowledge": self.knowledge,
             "recoveries": [r.summary() for r in self.recoveries]}, indent=1))
 
     def load(self, path: str | Path) -> None:

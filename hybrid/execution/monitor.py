@@ -173,7 +173,7 @@ class OperatorFailure:
     def __str__(self) -> str:
         head = f"world step {self.world_step}: {self.operator} "
         if self.kind == "refused":
-            return head + f"was refused: {self.reason}"
+            return head + (f"was refused: {self.reason}" if self.reason else "was refused")
         if self.kind == "precondition":
             return head + f"could not start: {self.reason}"
         if self.kind == "undeclared":

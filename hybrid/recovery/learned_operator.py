@@ -21,6 +21,8 @@ from gymnasium.spaces.utils import flatdim
 
 from nesyworld.hybrid.execution.monitor import OperatorFailure, check_effects
 from nesyworld.hybrid.execution.operators import GroundOperator
+from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, Knowledge
+from nesyworld.hybrid.knowledge.regime import observed_types
 from nesyworld.hybrid.recovery.env import RecoveryEnv, failed_objects, relevant_counts
 from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
 from nesyworld.symbolic.derivation.derive import DerivationError, derive
@@ -320,17 +322,23 @@ def spent_items(effects: Sequence[Effect], binding: Mapping[str, str] | None = N
             if isinstance(e, CountChange) and e.fluent == INVENTORY and e.delta < 0}
 
 
-def spending_actions(world: World, action_names: Sequence[str], allowed: Collection[str]
-                     ) -> tuple[str, ...]:
-    """The actions that, by the world's own declared model, can spend an inventory item
-    outside `allowed` (crafting, trading, placing what the task still needs). Empty when
-    the model cannot be derived."""
-    try:
-        d = derive(world)
-    except (DerivationError, ValueError):
-        return ()
+def spending_actions(world: World, action_names: Sequence[str], allowed: Collection[str],
+                     kb: KnowledgeBase | None = None,
+                     knowledge: Knowledge = DEFAULT_KNOWLEDGE) -> tuple[str, ...]:
+    """The actions that can spend an inventory item outside `allowed` (crafting, trading,
+    placing what the task still needs): by the world's own declared model in the oracle
+    regime, by the knowledge base's operators in the closed one (`kb` is then required; an
+    action the knowledge base does not know is not known to spend anything). Empty when the
+    model cannot be derived."""
+    if knowledge == "oracle":
+        try:
+            ops = derive(world).operators
+        except (DerivationError, ValueError):
+            return ()
+    else:
+        ops = [] if kb is None else [e.operator for e in kb if e.status == "active"]
     spending: set[str] = set()
-    for op in d.operators:
+    for op in ops:
         if "{" in op.action:
             continue
         if spent_items(op.effects) - set(allowed):
@@ -350,13 +358,15 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
                            novelty: str = "", min_success_rate: float = 0.0,
                            new_types: Collection[str] | None = None,
                            relevant: Collection[tuple[str, str]] | None = None,
-                           checkpoint: Any = None, name: str | None = None
-                           ) -> LearnedOperator:
+                           checkpoint: Any = None, name: str | None = None,
+                           knowledge: Knowledge = DEFAULT_KNOWLEDGE) -> LearnedOperator:
     """Roll the policy out `n_rollouts` times from the failure snapshot and turn the
     successful rollouts into an operator. Raises ValueError when none succeeds or the success
     rate is below `min_success_rate` (an operator the planner cannot rely on is worse than
     none), or when the successes share no effect. `name`: keep this name (fine-tuning an
-    operator replaces it); by default the next free `learned_<failed>_<n>`.
+    operator replaces it); by default the next free `learned_<failed>_<n>`. `knowledge`:
+    the regime (hybrid/knowledge/regime.py); in the closed one the new types are those the
+    rollouts showed and what can spend an item is what the knowledge base says.
     `spent_steps`: env steps the recovery spent before these rollouts (training, its
     evaluation, sampled maps), so the provenance states the recovery's env steps in all,
     the figure every other output gives (docs/COUNTS.md).
@@ -379,7 +389,7 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
     declared = spent_items(op.schema.effects, op.binding)
     if spent_items(effects) - declared:
         frugal, withheld, frugal_rate = _frugal(env, policy, n_rollouts, declared,
-                                                min_success_rate)
+                                                min_success_rate, knowledge)
         frugal_effects = common_effects(frugal, keys, failed_objects(op))
         if frugal_rate >= max(min_success_rate, 1e-9) and frugal_effects and (
                 len(spent_items(frugal_effects) - declared)
@@ -392,7 +402,9 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
         raise ValueError(f"the successful rollouts for {op} share no effect the planner uses")
     if new_types is None:
         known = {o.name for o in env.kb.base.objects}
-        new_types = [t for t in env.world.types.names if t not in known]
+        seen = (env.world.types.names if knowledge == "oracle" else
+                {t for r in wins for z in (r.start, r.end) for t in observed_types(z)})
+        new_types = [t for t in env.world.types.names if t not in known and t in seen]
     name = name or _next_name(op.name, kb if kb is not None else env.kb)
     steps = spent_steps + env.env_steps - before
     provenance = (f"learned after {op} failed ({failure.kind}: {failure.reason or 'effects'})"
@@ -427,10 +439,11 @@ def stand_in_effects(op: GroundOperator, wins: Sequence[Rollout],
 
 
 def _frugal(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int, declared: Collection[str],
-            min_success_rate: float = 0.0) -> tuple[list[Rollout], tuple[str, ...], float]:
+            min_success_rate: float = 0.0, knowledge: Knowledge = DEFAULT_KNOWLEDGE
+            ) -> tuple[list[Rollout], tuple[str, ...], float]:
     """Rollouts of the policy with the actions that can spend anything outside `declared`
     withheld: (the successful ones, the withheld actions, the success rate)."""
-    withheld = spending_actions(env.world, env.action_names, declared)
+    withheld = spending_actions(env.world, env.action_names, declared, env.kb, knowledge)
     if not withheld:
         return [], (), 0.0
     keep = withholding_mask(env.action_names, withheld)

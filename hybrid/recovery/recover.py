@@ -20,6 +20,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from nesyworld.hybrid.execution.monitor import OperatorFailure
+from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, Knowledge
 from nesyworld.hybrid.recovery.env import (
     RecoveryEnvConfig,
     focus_actions,
@@ -31,6 +32,7 @@ from nesyworld.hybrid.recovery.learned_operator import LearnedOperator, build_le
 from nesyworld.hybrid.recovery.recurrence import RecurrenceTest
 from nesyworld.hybrid.recovery.starts import (
     goal_reachable,
+    model_goal_reachable,
     relaxed_reachable,
     sample_failure_starts,
 )
@@ -40,6 +42,7 @@ from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import PlanCache, Planner
 from nesyworld.world import World
 from nesyworld.world.actions.schema import CountChange
+from nesyworld.world.envs.gym_env import Refusals
 from nesyworld.world.observations.builder import ObservationBuilder
 
 
@@ -235,7 +238,9 @@ class Recovery:
                  on_epoch: Callable[[EpochRecord], bool | None] | None = None,
                  planner: Planner | None = None,
                  skills: Mapping[str, Any] | None = None,
-                 on_chunk: Callable[[int], None] | None = None) -> None:
+                 on_chunk: Callable[[int], None] | None = None,
+                 knowledge: Knowledge = DEFAULT_KNOWLEDGE,
+                 refusals: Refusals = "explained") -> None:
         self.kb = kb
         self.skills = skills or {}  # the learned operators the KB has: sampling runs them
         # the agent's own planner (and its cache) when given: the states repeat
@@ -250,6 +255,11 @@ class Recovery:
         progress bar moves between epochs)."""
         self.goal: dict[str, int] | None = None
         """The task's goal as the world states it (set by `learn`)."""
+        self.knowledge = knowledge
+        """hybrid/knowledge/regime.py: the dead-end test and the check of a learned operator
+        read the post-novelty world's model only in the "oracle" regime."""
+        self.refusals = refusals
+        """Whether the maps sampled for more starts explain refusals (as the agent's env)."""
 
     def learn(self, world: World, failure: OperatorFailure,
               previous: LearnedOperator | None = None) -> RecoveryOutcome:
@@ -282,9 +292,8 @@ class Recovery:
                                        time.perf_counter() - start, False, False, False,
                                        error=verdict, extra_starts=len(extra))
         # no training from dead ends: only starts from which the goal is still reachable
-        extra = [f for f in extra
-                 if goal_reachable(world.spec, f.snapshot, self.planner) is not False]
-        if goal_reachable(world.spec, failure.snapshot, self.planner) is False:
+        extra = [f for f in extra if self.reachable(world, f) is not False]
+        if self.reachable(world, failure) is False:
             if not extra:
                 return RecoveryOutcome(str(failure), None, sampling_steps, 0,
                                        time.perf_counter() - start, False, False, False,
@@ -318,11 +327,13 @@ class Recovery:
                 kb=self.kb,
                 spent_steps=result.total_env_steps + sampling_steps, novelty=self.novelty,
                 min_success_rate=s.min_success_rate, name=op_name,
-                checkpoint=result.checkpoint(operator=op_name or ""))
+                checkpoint=result.checkpoint(operator=op_name or ""),
+                knowledge=self.knowledge)
         except ValueError as err:
             return self._outcome(failure, None, result, checker.env_steps + sampling_steps,
                                  start, tuning, False, str(err), 0 if tuning else len(extra))
-        dropped = self._check_declared(world, failure, learned)
+        dropped = (self._check_declared(world, failure, learned)
+                   if self.knowledge == "oracle" else None)
         if dropped is not None:
             return self._outcome(failure, None, result, checker.env_steps + sampling_steps,
                                  start, tuning, False, dropped, 0 if tuning else len(extra))
@@ -356,19 +367,29 @@ class Recovery:
         while more:
             seeds = self._map_seeds(s.train.seed, failure, maps + more)[maps:]
             sampled = sample_failure_starts(world.spec, self.kb, failure, seeds,
-                                            planner=self.planner, skills=self.skills)
+                                            planner=self.planner, skills=self.skills,
+                                            refusals=self.refusals)
             found += sampled.failures
             steps += sampled.env_steps
             maps += sampled.maps_tried
             more = s.recurrence.more_maps(len(found), maps)
         return found, steps, maps
 
+    def reachable(self, world: World, failure: OperatorFailure) -> bool | None:
+        """The dead-end test of a start: False only when the goal surely cannot be reached
+        from it, judged on the agent's own model in the closed regime and on the world's
+        declared model in the oracle one (hybrid/recovery/starts.py)."""
+        if self.knowledge == "oracle":
+            return goal_reachable(world.spec, failure.snapshot, self.planner)
+        return model_goal_reachable(self.kb, failure.before, self.goal or {})
+
     @staticmethod
     def _check_declared(world: World, failure: OperatorFailure, learned: LearnedOperator
                         ) -> str | None:
-        """Check the learned operator against the world's declared semantics before it is
-        spliced in: a count it promises to raise must be one the world's own model can raise
-        from the failure state (in its sound relaxation). A gain it cannot explain is taken
+        """The oracle regime's check of a learned operator before it is spliced in (in the
+        closed regime it is checked only against the rollouts it was built from): a count it
+        promises to raise must be one the world's own model can raise from the failure state
+        (in its sound relaxation). A gain it cannot explain is taken
         out of the promise (promising less stays sound); the reason when nothing is left."""
         have = relaxed_reachable(world.spec, failure.snapshot)
         if have is None:

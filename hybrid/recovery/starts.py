@@ -9,12 +9,15 @@ env. RAPid-Learn replayed the plan to the failure on every learning episode; her
 replayed once per extra map, and every one of those env steps is counted as adaptation.
 
 A start from which the goal cannot be reached at all (a dead end: the tree the task needed
-was burnt) teaches nothing but failure, so `goal_reachable` keeps such starts out; it
-judges on a relaxation, so a start is dropped only when it surely is a dead end.
+was burnt) teaches nothing but failure, so such starts are kept out; the test judges on a
+relaxation, so a start is dropped only when it surely is a dead end. In the closed
+knowledge regime the relaxation is of the agent's own model (`model_goal_reachable`); only
+the oracle regime relaxes the post-novelty world's (`goal_reachable`).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import product
@@ -22,6 +25,7 @@ from typing import Any
 
 from nesyworld.hybrid.agents.planning_agent import PlanningAgent, PlanningConfig
 from nesyworld.hybrid.execution.monitor import OperatorFailure
+from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.derivation.derive import DerivationError, derive
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import Planner
@@ -36,7 +40,9 @@ from nesyworld.world.actions.schema import (
     Fact,
     SetFact,
 )
-from nesyworld.world.envs.gym_env import NesyGridEnv
+from nesyworld.world.envs.gym_env import NesyGridEnv, Refusals
+from nesyworld.world.errors import SpecError
+from nesyworld.world.spec.loader import load_spec
 from nesyworld.world.spec.model import WorldSpec
 
 
@@ -52,7 +58,8 @@ class SampledStarts:
 def sample_failure_starts(spec: WorldSpec, kb: KnowledgeBase, failure: OperatorFailure,
                           seeds: Iterable[int], config: PlanningConfig | None = None,
                           planner: Planner | None = None, max_steps: int = 300,
-                          skills: Mapping[str, Any] | None = None) -> SampledStarts:
+                          skills: Mapping[str, Any] | None = None,
+                          refusals: Refusals = "explained") -> SampledStarts:
     """Run the planning agent on a fresh world per seed until `failure`'s operator fails
     (or anything else ends the attempt: another failure, the goal, `max_steps`). `skills`:
     the learned operators the knowledge base already plans with, so they can be run."""
@@ -61,7 +68,7 @@ def sample_failure_starts(spec: WorldSpec, kb: KnowledgeBase, failure: OperatorF
     name = failure.operator.name
     for seed in seeds:
         tried += 1
-        env = NesyGridEnv(spec)
+        env = NesyGridEnv(spec, refusals=refusals)
         agent = PlanningAgent(env, kb, config or PlanningConfig())
         if planner is not None:
             agent.planner = planner  # one plan cache across maps: most states repeat
@@ -85,11 +92,41 @@ def goal_reachable(spec: WorldSpec, snapshot: Any, planner: Planner | None = Non
     """Can the goal still be reached from this state? False only when it surely cannot:
     some goal item cannot be had even in a relaxation of the world's own declared semantics
     (`relaxed_reachable`). None when it cannot be told (no snapshot, a model the derivation
-    cannot express); `planner` is not needed (kept for callers that pass one)."""
+    cannot express); `planner` is not needed (kept for callers that pass one). This reads
+    the post-novelty world's model: the oracle regime's test (`model_goal_reachable` is the
+    closed regime's)."""
     have = relaxed_reachable(spec, snapshot)
     if have is None:
         return None
     return all((INVENTORY, item) in have for item in spec.goal)
+
+
+def model_goal_reachable(kb: KnowledgeBase, z: SymbolicState | None, goal: Mapping[str, int]
+                         ) -> bool | None:
+    """The closed regime's dead-end test: can the goal be reached from the observed state
+    `z` in a relaxation of what the agent itself knows (its knowledge base's active
+    operators and the growth and spawns of the world it was derived from)? The knowledge
+    base may be wrong about the novelty, so a False here is only as good as that model; the
+    relaxation forgets requirements, so a stricter world never looks more reachable than
+    the model says. None when it cannot be told (no observed state)."""
+    if z is None:
+        return None
+    ops = [e.operator for e in kb if e.status == "active"]
+    spec = _source_spec(kb.base.source)
+    have = relaxed_closure(ops, z, _spawn_rules(spec) if spec is not None else [])
+    return all((INVENTORY, item) in have for item in goal)
+
+
+@functools.lru_cache(maxsize=16)
+def _source_spec(source: str) -> WorldSpec | None:
+    """The spec of the world a knowledge base was derived from: the agent's pre-novelty
+    knowledge of what grows and spawns. None when it cannot be read."""
+    if not source or source.startswith("<"):
+        return None
+    try:
+        return load_spec(source)
+    except (SpecError, OSError):
+        return None
 
 
 def relaxed_reachable(spec: WorldSpec, snapshot: Any) -> set[tuple[str, str]] | None:
@@ -98,7 +135,7 @@ def relaxed_reachable(spec: WorldSpec, snapshot: Any) -> set[tuple[str, str]] | 
     growth, spawns, events) that forgets deletions, consumption, amounts and negated
     conditions, so a model that is stricter than the world (a plugin's refusal it cannot
     express) never makes something reachable look unreachable. None when it cannot be
-    told."""
+    told. The post-novelty world's model: only the oracle regime reads it."""
     if snapshot is None:
         return None
     try:
@@ -107,15 +144,21 @@ def relaxed_reachable(spec: WorldSpec, snapshot: Any) -> set[tuple[str, str]] | 
         d = derive(world)
     except (DerivationError, ValueError):
         return None
-    z = d.initial
+    return relaxed_closure(d.operators, d.initial, _spawn_rules(world.spec))
+
+
+def relaxed_closure(operators: Iterable[Any], z: SymbolicState,
+                    extra: list[tuple[set[Key], set[Key]]]) -> set[Key]:
+    """What can become true from `z` under `operators` (and the `extra` rules of growth and
+    spawns), relaxed as `relaxed_reachable` says."""
     have = {(INVENTORY, n) for n in z.names if z.count(INVENTORY, n) > 0}
     have |= {(WORLD, n) for n in z.names if z.count(WORLD, n) > 0}
     for pred, index in ((FACING, z.facing), (HOLDING, z.holding)):
         if 0 <= index < len(z.names):
             have.add((pred, z.names[index]))
     have |= {(p, z.names[t]) for p, t in z.props}
-    rules = [rule for op in d.operators for rule in _relaxed_rules(op, z.names)]
-    rules += _spawn_rules(world.spec)
+    rules = [rule for op in operators for rule in _relaxed_rules(op, z.names)]
+    rules += extra
     # a fact that holds nowhere and that no operator makes true is one the model cannot
     # express (a trader two cells ahead, reached by primitive moves): not a requirement
     counts = (INVENTORY, WORLD)

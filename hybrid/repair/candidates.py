@@ -256,12 +256,14 @@ def demotion(op: GroundOperator, rationale: str, rank: int = 9) -> Candidate:
 def role_substitutes(evidence: Evidence, kb: KnowledgeBase,
                      parents: Mapping[str, Collection[str]]) -> list[Candidate]:
     """A new type playing an absent type's role: every active operator that names the absent
-    type, copied with the new type in its place (tried only for types of a shared category,
-    as the world shows them)."""
+    type, copied with the new type in its place. Tried for types of a shared category in
+    `parents`; a new type `parents` does not list is of unknown category (the closed regime
+    knows only the knowledge base's hierarchy) and may play any role, which verification
+    then tests."""
     out: list[Candidate] = []
     for old in evidence.absent_types:
         for new in evidence.new_types:
-            if not set(parents.get(old, ())) & set(parents.get(new, ())):
+            if new in parents and not set(parents.get(old, ())) & set(parents[new]):
                 continue
             copies = tuple(rename_type(op, old, new) for op in kb.active
                            if old in mentioned_names(op))
@@ -304,7 +306,8 @@ def candidates(evidence: Evidence, kb: KnowledgeBase,
         return []
     observed = from_observation(evidence)
     out = [*from_refusal(evidence), *observed, *substituted_outputs(evidence, kb, observed)]
-    out += role_substitutes(evidence, kb, parents or {})
+    if parents is not None:
+        out += role_substitutes(evidence, kb, parents)
     op = evidence.failure.operator
     if not any(c.kind == "demote" for c in out):
         out.append(demotion(op, f"{op} failed ({evidence.failure.kind}) and no repair of it "
@@ -349,13 +352,16 @@ def failed_action_declared(world_operators: Sequence[OperatorSchema], evidence: 
                       (now,), (), rank=3)]
 
 
-def with_declared(cands: Sequence[Candidate], declared: Sequence[OperatorSchema]
-                  ) -> list[Candidate]:
-    """Each candidate together with the new actions' declared operators (a broken route is
-    often replaced through a new action), and the declared operators alone."""
+def with_declared(cands: Sequence[Candidate], declared: Sequence[OperatorSchema],
+                  induced: bool = False) -> list[Candidate]:
+    """Each candidate together with the new actions' operators (a broken route is often
+    replaced through a new action), and those operators alone. `induced`: they come from
+    trials (hybrid/repair/trials.py), not from the world's declared model."""
     if not declared:
         return list(cands)
     out = [replace(c, operators=(*c.operators, *declared)) for c in cands]
-    out.append(Candidate("declared", "the world declares what its new actions do",
+    out.append(Candidate("induced", "trials showed what its new actions do", tuple(declared),
+                         (), rank=4) if induced else
+               Candidate("declared", "the world declares what its new actions do",
                          tuple(declared), (), rank=4))
     return sorted(out, key=lambda c: c.rank)

@@ -12,19 +12,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nesyworld.hybrid.execution.monitor import OperatorFailure
+from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, Knowledge
+from nesyworld.hybrid.knowledge.regime import kb_parents, observed_types
 from nesyworld.hybrid.repair.candidates import (
     Candidate,
     candidates,
     declared_operators,
     failed_action_declared,
     role_substitutes,
+    specialize,
+    with_condition,
     with_declared,
 )
 from nesyworld.hybrid.repair.evidence import Evidence, RefusalReading
+from nesyworld.hybrid.repair.trials import Experiments, experiment, requirements
 from nesyworld.hybrid.repair.verify import verify
 from nesyworld.symbolic.derivation.abstraction import abstract
 from nesyworld.symbolic.derivation.derive import derive
@@ -32,6 +37,7 @@ from nesyworld.symbolic.knowledge_base import KnowledgeBase, operator_pddl
 from nesyworld.symbolic.planning.planners import Planner
 from nesyworld.world import World
 from nesyworld.world.actions.schema import AIR, WORLD
+from nesyworld.world.envs.gym_env import Refusals
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,10 @@ class RepairConfig:
     """Candidates verified per failure, best first (each costs a verification run)."""
     verify_steps: int = 300
     """Env steps a verification run may take."""
+    max_trials: int = 64
+    """Trials of new actions per failure in the closed regime (hybrid/repair/trials.py)."""
+    trial_steps: int = 200
+    """Env steps those trials may take in all."""
 
 
 @dataclass
@@ -91,7 +101,9 @@ class ModelRepair:
     def __init__(self, kb: KnowledgeBase, planner: Planner,
                  config: RepairConfig = RepairConfig(),
                  skills: Mapping[str, Any] | None = None, known_types: Collection[str] = (),
-                 known_actions: Collection[str] = (), mode: str = "macro") -> None:
+                 known_actions: Collection[str] = (), mode: str = "macro",
+                 knowledge: Knowledge = DEFAULT_KNOWLEDGE, refusals: Refusals = "explained"
+                 ) -> None:
         self.kb = kb
         self.planner = planner
         self.config = config
@@ -99,37 +111,90 @@ class ModelRepair:
         self.known_types = tuple(known_types)
         self.known_actions = tuple(known_actions)
         self.mode = mode
+        self.knowledge = knowledge
+        """hybrid/knowledge/regime.py: only "oracle" reads the post-novelty world's model."""
+        self.refusals = refusals
+        """Whether the verification copy explains its refusals, as the agent's env does."""
+
+    def _world_operators(self, world: World) -> list[Any]:
+        """The post-novelty world's own derived operators: the oracle's, never the closed
+        agent's (it has none to read)."""
+        return derive(world).operators if self.knowledge == "oracle" else []
+
+    def _parents(self, world: World) -> dict[str, tuple[str, ...]]:
+        """The type hierarchy the agent knows: the world's in the oracle regime, the
+        knowledge base's in the closed one (a new type's category is then unknown)."""
+        if self.knowledge == "oracle":
+            return {n: tuple(et.parents) for n, et in world.spec.entity_types.items()}
+        return kb_parents(self.kb)
 
     def repair(self, world: World, evidence: Evidence) -> RepairOutcome:
         """Try the candidates for a failure on `world`'s current state (only read)."""
-        ops = derive(world).operators  # as the world's model derives them, map effects too
-        cands = candidates(evidence, self.kb, _parents(world))
+        ops = self._world_operators(world)  # map effects too (the oracle's only)
+        found = self._experiment(world, evidence)
+        cands = candidates(evidence, self.kb, self._parents(world))
         if cands:  # none for a learned operator
-            cands = sorted([*cands, *failed_action_declared(ops, evidence, self.kb)],
-                           key=lambda c: c.rank)
-        return self.attempt(world, evidence, with_declared(cands, self._declared(ops,
-                                                                                evidence)))
+            cands = sorted([*cands, *failed_action_declared(ops, evidence, self.kb),
+                            *self._required(evidence, found)], key=lambda c: c.rank)
+        return self.attempt(world, evidence, with_declared(cands, self._declared(
+            ops, evidence, found), found is not None), found)
 
     def bridge(self, world: World, evidence: Evidence) -> RepairOutcome:
-        """When the knowledge base has no plan at all: what is new, as the world declares
-        it, and new types in the roles of absent ones."""
-        cands = role_substitutes(evidence, self.kb, _parents(world))
+        """When the knowledge base has no plan at all: new types in the roles of absent ones,
+        and what is new: as trials show it (closed regime) or as the world declares it
+        (oracle)."""
+        found = self._experiment(world, evidence)
+        cands = role_substitutes(evidence, self.kb, self._parents(world))
         return self.attempt(world, evidence, with_declared(
-            cands, self._declared(derive(world).operators, evidence)))
+            cands, self._declared(self._world_operators(world), evidence, found),
+            found is not None), found)
 
-    def _declared(self, ops: list[Any], evidence: Evidence) -> tuple[Any, ...]:
+    def _experiment(self, world: World, evidence: Evidence) -> Experiments | None:
+        """The closed regime's trials of what is new (trials.py); None in the oracle regime,
+        which reads the world's declared operators instead, or when nothing is new."""
+        if self.knowledge == "oracle" or not (evidence.new_actions or evidence.new_types):
+            return None
+        return experiment(world.spec, world.snapshot(), abstract(world), self.kb,
+                          world.action_names(), evidence.new_actions, evidence.new_types,
+                          self.refusals, self.config.max_trials, self.config.trial_steps)
+
+    def _required(self, evidence: Evidence, found: Experiments | None) -> list[Candidate]:
+        """A refusal that says nothing (a silent environment): the operator may now need
+        what an induced operator brings about, one hypothesis each (trials.py)."""
+        failure = evidence.failure
+        if found is None or failure.kind != "refused" or evidence.refusal.needs or (
+                evidence.refusal.impossible):
+            return []
+        schema, kept = specialize(failure.operator)
+        out = []
+        for cond in requirements(schema, found.operators):
+            required = replace(schema, preconditions=with_condition(schema.preconditions,
+                                                                   cond))
+            ops = (required,) if kept is None else (required, kept)
+            out.append(Candidate("require", f"it may need {cond}, which a trial of a new "
+                                 "action brought about", ops, (), rank=2))
+        return out
+
+    def _declared(self, ops: list[Any], evidence: Evidence, found: Experiments | None = None
+                  ) -> tuple[Any, ...]:
+        if found is not None:
+            return tuple(found.operators)
         if not (evidence.new_actions or evidence.new_types):
             return ()
         return declared_operators(ops, evidence.new_actions, self.kb, evidence.new_types)
 
-    def attempt(self, world: World, evidence: Evidence, cands: list[Candidate]
-                ) -> RepairOutcome:
-        """Verify `cands` in order; keep the first that holds up."""
+    def attempt(self, world: World, evidence: Evidence, cands: list[Candidate],
+                found: Experiments | None = None) -> RepairOutcome:
+        """Verify `cands` in order; keep the first that holds up. `found`: the trials that
+        induced some of them, whose env steps count too."""
         start = time.perf_counter()
         failure: OperatorFailure = evidence.failure
         snapshot, z = world.snapshot(), abstract(world)
-        steps = 0
+        steps = found.env_steps if found is not None else 0
         tried: list[dict[str, str]] = []
+        if found is not None:
+            tried.append({"kind": "experiment", "rationale": "trials of what is new",
+                          "verdict": found.describe()})
         for cand in cands[:self.config.max_candidates]:
             repaired = cand.apply(self.kb)
             plan = self.planner.plan(repaired.derivation(z), goal=dict(world.spec.goal))
@@ -141,7 +206,8 @@ class ModelRepair:
             result = verify(world.spec, snapshot, repaired, watched, planner=self.planner,
                             skills=self.skills, known_types=self.known_types,
                             known_actions=self.known_actions,
-                            max_steps=self.config.verify_steps, mode=self.mode)
+                            max_steps=self.config.verify_steps, mode=self.mode,
+                            refusals=self.refusals)
             steps += result.env_steps
             tried.append({"kind": cand.kind, "rationale": cand.rationale,
                           "verdict": result.verdict, "detail": result.detail})
@@ -175,20 +241,19 @@ def _pddl(kb: KnowledgeBase, name: str) -> str:
         return ""
 
 
-def _parents(world: World) -> dict[str, tuple[str, ...]]:
-    return {n: tuple(et.parents) for n, et in world.spec.entity_types.items()}
-
-
-def novelty_context(kb: KnowledgeBase, world: World, known_actions: Collection[str]
-                    ) -> dict[str, tuple[str, ...]]:
-    """What is new or gone since the knowledge base was made: entity types the world has and
-    the knowledge base does not, env actions not in `known_actions` (the knowledge base's own
-    world's), and types the knowledge base's world had on the map that this one has none of."""
+def novelty_context(kb: KnowledgeBase, world: World, known_actions: Collection[str],
+                    knowledge: Knowledge = DEFAULT_KNOWLEDGE) -> dict[str, tuple[str, ...]]:
+    """What is new or gone since the knowledge base was made: entity types the knowledge base
+    does not know (in the closed regime those the agent observes, on the map, held or in its
+    inventory; in the oracle regime every type the world registers), env actions not in
+    `known_actions` (the knowledge base's own world's), and types the knowledge base's world
+    had on the map that this one has none of."""
     known_types = {o.name for o in kb.base.objects}
     z0, z = kb.base.initial, abstract(world)
     present = {n for i, n in enumerate(z.names) if z.world[i] > 0}
+    types = world.types.names if knowledge == "oracle" else observed_types(z)
     return {
-        "new_types": tuple(t for t in world.types.names if t not in known_types and t != AIR),
+        "new_types": tuple(t for t in types if t not in known_types and t != AIR),
         "new_actions": tuple(a for a in world.action_names() if a not in known_actions),
         "absent_types": tuple(n for n in z0.names if n != AIR and z0.count(WORLD, n) > 0
                               and n not in present),

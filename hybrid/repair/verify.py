@@ -17,7 +17,7 @@ from nesyworld.hybrid.agents.planning_agent import PlanningAgent, PlanningConfig
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import Planner
 from nesyworld.world import Snapshot
-from nesyworld.world.envs.gym_env import NesyGridEnv
+from nesyworld.world.envs.gym_env import NesyGridEnv, Refusals
 from nesyworld.world.spec.model import WorldSpec
 
 Verdict = Literal["goal", "progress", "refuted", "no_plan", "inconclusive"]
@@ -38,10 +38,12 @@ class Verification:
 def verify(spec: WorldSpec, snapshot: Snapshot, kb: KnowledgeBase, watched: Collection[str],
            *, planner: Planner | None = None, skills: Mapping[str, Any] | None = None,
            known_types: Collection[str] = (), known_actions: Collection[str] = (),
-           max_steps: int = 300, mode: str = "macro") -> Verification:
+           max_steps: int = 300, mode: str = "macro", refusals: Refusals = "explained"
+           ) -> Verification:
     """Run the planning agent with `kb` from `snapshot` until the goal, a failure of a
-    `watched` (repaired) operator, the end of the episode or `max_steps`."""
-    env = NesyGridEnv(spec)
+    `watched` (repaired) operator, the end of the episode or `max_steps`. `refusals`: the
+    copy explains its refusals as the agent's own env does, no more."""
+    env = NesyGridEnv(spec, refusals=refusals)
     env.reset(seed=0)
     world = env.unwrapped.world
     world.restore(snapshot)

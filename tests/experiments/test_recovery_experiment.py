@@ -61,7 +61,8 @@ def test_sweep_records_resumes_and_summarises(tmp_path: Path,
     out = tmp_path / "runs.jsonl"
     configs = [RecoveryRunSpec(novelty="chest", seed=0, eval_episodes=2, max_episodes=5)]
     records = sweep(configs, out, workers=1)
-    assert records[0]["key"] == "pogostick/chest/rapidlearn+/0"
+    assert records[0]["key"] == "pogostick/chest/rapidlearn+/closed/0"
+    assert (records[0]["knowledge"], records[0]["refusals"]) == ("closed", "explained")
     assert records[0]["recoveries"] == [] and records[0]["post_novelty_success_rate"] == 1.0
     assert set(load_done(out)) == {configs[0].key}
     lines = out.read_text().splitlines()
@@ -109,16 +110,19 @@ def test_ppo_settings_reach_the_recoveries_and_name_their_runs(
         run_one(RecoveryRunSpec(novelty="axe"))
     assert (seen["ppo"].batch_size, seen["ppo"].epochs_per_update) == (128, 8)
 
-    # a default run keeps the key older results files hold; a setting is a run of its own
-    assert RecoveryRunSpec(novelty="axe").key == "pogostick/axe/rapidlearn+/0"
-    assert spec.key == "pogostick/axe/rapidlearn+/128x4/0" and spec.setting.endswith("128x4")
+    # an oracle run keeps the key older results files (made before the regimes were named,
+    # with the oracle's knowledge) hold; a setting is a run of its own
+    assert RecoveryRunSpec(novelty="axe", knowledge="oracle").key == "pogostick/axe/rapidlearn+/0"
+    assert RecoveryRunSpec(novelty="axe").key == "pogostick/axe/rapidlearn+/closed/0"
+    assert spec.key == "pogostick/axe/rapidlearn+/128x4/closed/0"
+    assert spec.setting.endswith("128x4 closed")
 
     def record(config: RecoveryRunSpec) -> dict:
         return {"config": asdict(config), "t_adapt": 1_000, "post_novelty_success_rate": 1.0,
                 "recoveries": [{}], "wall_seconds": 1.0}
 
     rows = summary_rows([record(spec), record(RecoveryRunSpec(novelty="axe"))])
-    assert sorted(r["agent"] for r in rows) == ["rapidlearn+", "rapidlearn+ 128x4"]
+    assert sorted(r["agent"] for r in rows) == ["rapidlearn+ 128x4 closed", "rapidlearn+ closed"]
 
 
 def test_the_novelty_bias_and_planner_reach_the_agent_and_name_their_runs(
@@ -132,6 +136,7 @@ def test_the_novelty_bias_and_planner_reach_the_agent_and_name_their_runs(
 
     def agent(env: object, kb: object, config: object, recovery: object, **kw: object) -> None:
         seen["planning"], seen["recovery"] = config, recovery
+        seen["knowledge"], seen["refusals"] = kw["knowledge"], env.unwrapped.refusals  # type: ignore[attr-defined]
         raise Built
 
     monkeypatch.setattr(hybrid, "HybridAgent", agent)
@@ -143,5 +148,11 @@ def test_the_novelty_bias_and_planner_reach_the_agent_and_name_their_runs(
     with pytest.raises(Built):
         run_one(RecoveryRunSpec(novelty="fire"))
     assert seen["recovery"].novelty_bias == 2.0 and seen["planning"] is None
-    assert spec.key == "pogostick/fire/rapidlearn+/bias0/in-process/0"
-    assert RecoveryRunSpec(novelty="fire").key == "pogostick/fire/rapidlearn+/0"
+    assert (seen["knowledge"], seen["refusals"]) == ("closed", "explained")
+    assert spec.key == "pogostick/fire/rapidlearn+/bias0/in-process/closed/0"
+    assert RecoveryRunSpec(novelty="fire").key == "pogostick/fire/rapidlearn+/closed/0"
+    with pytest.raises(Built):
+        run_one(RecoveryRunSpec(novelty="fire", knowledge="oracle", refusals="silent"))
+    assert (seen["knowledge"], seen["refusals"]) == ("oracle", "silent")
+    assert RecoveryRunSpec(novelty="fire", knowledge="oracle", refusals="silent").key == (
+        "pogostick/fire/rapidlearn+/silent-refusals/0")

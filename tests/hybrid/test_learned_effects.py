@@ -4,6 +4,8 @@ counts only where every rollout agrees."""
 
 from __future__ import annotations
 
+import pytest
+
 from nesyworld.hybrid.recovery.learned_operator import Rollout, common_effects
 from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.world.actions.schema import INVENTORY, WORLD, CountChange
@@ -92,7 +94,11 @@ def test_a_stand_in_promises_the_failed_operators_gains_not_its_detours() -> Non
     assert stand_in_effects(craft, short, seen, {(INVENTORY, "stick")}) == seen
 
 
-def test_spending_actions_are_those_the_worlds_model_says_spend_something_else() -> None:
+@pytest.mark.parametrize("knowledge", ["oracle", "closed"])
+def test_spending_actions_are_those_the_model_says_spend_something_else(knowledge: str
+                                                                         ) -> None:
+    """The oracle reads the world's model, the closed agent its knowledge base's: on the
+    unchanged world the two agree."""
     import numpy as np
 
     from nesyworld.hybrid.recovery.learned_operator import (
@@ -100,14 +106,18 @@ def test_spending_actions_are_those_the_worlds_model_says_spend_something_else()
         withhold_actions,
         withholding_mask,
     )
+    from nesyworld.symbolic.knowledge_base import KnowledgeBase
     from nesyworld.world import World
 
     world = World("pogostick", seed=0)
+    kb = KnowledgeBase.from_world("pogostick")
     names = tuple(world.action_names())
-    spend = spending_actions(world, names, allowed=())
+    spend = spending_actions(world, names, (), kb, knowledge)  # type: ignore[arg-type]
     assert {"craft_planks", "craft_stick", "trade_block_of_titanium_1"} <= set(spend)
     assert not [n for n in spend if n.startswith(("approach_", "move", "select_"))]
-    assert "craft_planks" not in spending_actions(world, names, allowed={"oak_log"})
+    assert "craft_planks" not in spending_actions(world, names, {"oak_log"}, kb,
+                                                  knowledge)  # type: ignore[arg-type]
+    assert spending_actions(world, names, (), None, "closed") == ()  # nothing known
     keep = withholding_mask(names, spend)
     mask = np.ones(len(names), np.int8)
     assert not withhold_actions(mask, keep)[names.index("craft_planks")]

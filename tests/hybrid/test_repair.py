@@ -106,8 +106,8 @@ def _agent(novelty: str | Path, **kwargs: object) -> tuple[HybridAgent, NoveltyI
     return agent, env, kinds
 
 
-def test_axe_is_repaired_from_the_refusal_without_learning() -> None:
-    agent, env, kinds = _agent("axe")
+def test_oracle_axe_is_repaired_from_the_refusal_without_learning() -> None:
+    agent, env, kinds = _agent("axe", knowledge="oracle")
     assert agent.name == "repair+rapidlearn+"
     first = run_episode(env, agent, seed=0)
     assert first.success and "repaired" in kinds and "learned" not in kinds
@@ -129,15 +129,15 @@ def test_repair_off_is_the_papers_learning_agent() -> None:
     assert agent.name == "rapidlearn+" and not agent.repair_config.enabled
 
 
-def test_an_impossible_action_is_demoted_and_a_new_trade_takes_its_place() -> None:
-    agent, env, kinds = _agent("multi_interact_unbreakable")
+def test_oracle_an_impossible_action_is_demoted_and_a_new_trade_takes_its_place() -> None:
+    agent, env, kinds = _agent("multi_interact_unbreakable", knowledge="oracle")
     assert run_episode(env, agent, seed=0).success and "learned" not in kinds
     assert agent.kb.entry("break_oak_log").status == "demoted"
     assert agent.kb.entry("trade_oak_log_1").origin == "repaired"
 
 
-def test_no_plan_at_the_start_is_bridged_by_the_new_actions() -> None:
-    agent, env, kinds = _agent("multi_interact_no_trees")
+def test_oracle_no_plan_at_the_start_is_bridged_by_the_new_actions() -> None:
+    agent, env, kinds = _agent("multi_interact_no_trees", knowledge="oracle")
     assert run_episode(env, agent, seed=0).success
     assert kinds.index("no_plan") < kinds.index("repaired") and "learned" not in kinds
 
@@ -183,9 +183,9 @@ def test_the_evidence_of_a_failure_is_read_from_its_states() -> None:
     assert evidence.observed == {} and evidence.declared[(INVENTORY, "planks")] == -2
 
 
-def test_an_approach_behind_a_new_door_takes_the_worlds_declared_semantics() -> None:
+def test_oracle_an_approach_behind_a_new_door_takes_the_worlds_declared_semantics() -> None:
     vault = POGOSTICK.parent / "suite" / "diamond_vault.yaml"
-    agent, env, kinds = _agent(vault)
+    agent, env, kinds = _agent(vault, knowledge="oracle")
     assert run_episode(env, agent, seed=0).success and "learned" not in kinds
     repair = next(r.summary() for r in agent.recoveries if r.summary().get("repair"))
     assert repair["repair"] == "declared" and "approach_diamond_ore" in repair["operators"]

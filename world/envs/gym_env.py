@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar, SupportsFloat
+from typing import Any, ClassVar, Literal, SupportsFloat
 
 import gymnasium
 import numpy as np
@@ -20,6 +20,10 @@ from nesyworld.world.observations.builder import (
 )
 from nesyworld.world.simulation.world import World
 from nesyworld.world.spec.model import WorldSpec
+
+Refusals = Literal["explained", "silent"]
+REFUSALS: tuple[Refusals, ...] = ("explained", "silent")
+"""Whether a refused step says why ("explained") or only that it was refused ("silent")."""
 
 
 class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
@@ -53,7 +57,8 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
     Info (from both `reset` and `step`): ``action_mask`` (bool, which actions would not be
     refused on the NEXT step; approach may say True while an NPC blocks its only path),
     ``action`` (the name taken, "" on reset), ``ok``, ``reason`` (why it was refused, ""
-    otherwise), ``cost`` (the action's own cost, e.g. an approach's path length), ``step`` and
+    otherwise, and always "" with ``refusals="silent"``), ``cost`` (the action's own cost,
+    e.g. an approach's path length), ``step`` and
     ``success`` (the goal is reached).
 
     Lifelong specs (a ``lifelong:`` section, after Jelly Bean World) never end on the goal and
@@ -75,16 +80,23 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
         seed: int | None = None,
         world: World | None = None,
         render_tile: int = 16,
+        refusals: Refusals = "explained",
     ) -> None:
         """`world` wraps an existing World (one a novelty was injected into, say) instead of
-        building one from `spec`; `seed` only seeds a world built here."""
+        building one from `spec`; `seed` only seeds a world built here. `refusals`:
+        "explained" reports why an action was refused in info["reason"]; "silent" reports
+        only that it was (info["ok"] False, info["reason"] ""), as most real environments
+        do."""
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']} "
                 f"or None, got {render_mode!r}"
             )
+        if refusals not in REFUSALS:
+            raise ValueError(f"refusals must be one of {', '.join(REFUSALS)}, got {refusals!r}")
         self.render_mode = render_mode
         self.render_tile = render_tile
+        self.refusals: Refusals = refusals
         self.config = ObservationConfig.coerce(observation)
         self.use_world(world if world is not None else World(spec, seed))
 
@@ -151,7 +163,7 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
             "action_mask": w.action_mask(self._main),
             "action": out.action,
             "ok": out.ok,
-            "reason": out.reason,
+            "reason": out.reason if self.refusals == "explained" else "",
             "cost": out.cost,
             "step": w.state.step,
             "success": success,

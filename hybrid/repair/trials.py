@@ -1,0 +1,265 @@
+"""Experiment with what is new: try the actions a novelty brought, observe what each did, and
+induce an operator from the change.
+
+In the closed knowledge regime (hybrid/knowledge/regime.py) the agent has no model of an
+action it never saw; all it has is the action's name and what happens when it is taken. So
+before a repair is verified, the agent runs short trials in a copy of the world restored to
+its own state (the snapshot the env offers, as verification does), each counted in T_adapt:
+
+- contexts: where it stands now; after approaching each type on the map it can approach
+  (a trade needs its trader in front); after selecting each new item it holds;
+- in each context it tries every new action, and in contexts that face a new type also
+  the actions its model uses on several kinds of faced thing (``break``, ``collect``,
+  ``use``): those act on whatever is in front.
+
+An accepted trial that changed the abstract state becomes an operator: its effects are the
+observed change (hybrid/recovery/learned_operator.py's `common_effects` over one trial), its
+preconditions what the context set up (facing what it approached, holding what it selected),
+enough of whatever it consumed, and one of each type the action's name mentions that was in
+the inventory. Nothing here reads the world's model: an induced operator is a hypothesis that
+repair verifies by execution like every other candidate.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+
+from nesyworld.hybrid.recovery.learned_operator import FUNCTIONAL, Rollout, common_effects
+from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
+from nesyworld.symbolic.knowledge_base import KnowledgeBase
+from nesyworld.world import Snapshot
+from nesyworld.world.actions.movement import ROOT_TYPE
+from nesyworld.world.actions.schema import (
+    AIR,
+    FACING,
+    HOLDING,
+    INVENTORY,
+    WORLD,
+    Condition,
+    CountAtLeast,
+    CountChange,
+    Effect,
+    Fact,
+    OperatorSchema,
+    Param,
+    SetFact,
+)
+from nesyworld.world.envs.gym_env import NesyGridEnv, Refusals
+from nesyworld.world.spec.model import WorldSpec
+
+SKIPPED = frozenset({"give_up", "nop"})
+"""Actions never tried: giving up ends the episode, waiting changes only the clock."""
+
+
+@dataclass(frozen=True)
+class Trial:
+    """An action tried after a short prefix that sets up a context."""
+
+    prefix: tuple[str, ...]
+    action: str
+    context: tuple[str, str] | None = None
+    """(FACING, t) after approaching t, (HOLDING, i) after selecting i, None for "as is"."""
+
+
+@dataclass(frozen=True)
+class TrialResult:
+    trial: Trial
+    accepted: bool
+    reason: str
+    start: SymbolicState | None
+    end: SymbolicState | None
+
+
+@dataclass
+class Experiments:
+    """What the trials of one failure found and cost."""
+
+    operators: list[OperatorSchema] = field(default_factory=list)
+    results: list[TrialResult] = field(default_factory=list)
+    env_steps: int = 0
+
+    def describe(self) -> str:
+        return (f"{len(self.results)} trials, {self.env_steps} env steps, induced "
+                + (", ".join(op.name for op in self.operators) or "nothing"))
+
+
+def mentions(action: str, name: str) -> bool:
+    """Does the action's name mention the type `name` as whole words (`select_axe`: axe)?"""
+    return re.search(rf"(^|_){re.escape(name)}(_|$)", action) is not None
+
+
+def generic_actions(kb: KnowledgeBase) -> set[str]:
+    """Env actions the agent's model grounds for several kinds of faced thing (``break`` for
+    every breakable type): they act on whatever is in front, so they are worth trying on a
+    new type."""
+    uses = Counter(op.action for op in kb.active
+                   if any(isinstance(c, Fact) and c.predicate == FACING and not c.negated
+                          for c in op.preconditions))
+    return {a for a, n in uses.items() if n > 1 and "{" not in a}
+
+
+def plan_trials(z: SymbolicState, offered: Sequence[str], new_actions: Collection[str],
+                new_types: Collection[str], generic: Collection[str], max_trials: int = 64
+                ) -> list[Trial]:
+    """The trials for this state, cheapest context first, at most `max_trials`."""
+    fresh = [a for a in offered if a in set(new_actions) and a not in SKIPPED]
+    types = set(new_types)
+    contexts: list[tuple[tuple[str, ...], tuple[str, str] | None]] = [((), None)]
+    for i, name in enumerate(z.names):
+        if name == AIR or z.world[i] <= 0 or f"approach_{name}" not in offered:
+            continue
+        contexts.append(((f"approach_{name}",), (FACING, name)))
+    for i, name in enumerate(z.names):
+        if name in types and z.inventory[i] > 0 and f"select_{name}" in offered:
+            contexts.append(((f"select_{name}",), (HOLDING, name)))
+    trials: list[Trial] = []
+    for prefix, context in contexts:
+        actions = [a for a in fresh if a not in prefix]
+        if context is not None and context[0] == FACING and context[1] in types:
+            actions += [a for a in offered if a in generic and a not in actions]
+        trials += [Trial(prefix, a, context) for a in actions]
+    return trials[:max_trials]
+
+
+def run_trials(spec: WorldSpec, snapshot: Snapshot, trials: Sequence[Trial],
+               refusals: Refusals = "explained", max_steps: int = 200
+               ) -> tuple[list[TrialResult], int]:
+    """Each trial from `snapshot` in a copy of the world; (results, env steps taken). The
+    copy explains refusals only as the agent's env does."""
+    env = NesyGridEnv(spec, refusals=refusals)
+    env.reset(seed=0)
+    world = env.unwrapped.world
+    steps = 0
+    out: list[TrialResult] = []
+    for trial in trials:
+        if steps >= max_steps:
+            break
+        world.restore(snapshot)
+        names = env.unwrapped.action_names
+        ok, reason = True, ""
+        for action in trial.prefix:
+            info = env.step(names.index(action))[-1]
+            steps += 1
+            ok, reason = bool(info["ok"]), str(info.get("reason", ""))
+            if not ok:
+                break
+        if not ok:
+            out.append(TrialResult(trial, False, f"the context failed: {reason}", None, None))
+            continue
+        z0 = abstract(world)
+        info = env.step(names.index(trial.action))[-1]
+        steps += 1
+        out.append(TrialResult(trial, bool(info["ok"]), str(info.get("reason", "")), z0,
+                               abstract(world)))
+    return out, steps
+
+
+def induce(result: TrialResult, kb: KnowledgeBase, taken: Collection[str] = ()
+           ) -> OperatorSchema | None:
+    """The operator a trial demonstrates, or None when it was refused or changed nothing the
+    planner reads."""
+    z0, z1 = result.start, result.end
+    if not result.accepted or z0 is None or z1 is None:
+        return None
+    relevant = {(WORLD, n) for n in z0.names}
+    effects = list(common_effects([Rollout(True, 1, z0, z1, (result.trial.action,))],
+                                  relevant))
+    if not any(isinstance(e, CountChange) or (isinstance(e, SetFact) and e.value)
+               for e in effects):
+        return None
+    trial = result.trial
+    pre: list[Condition] = []
+    if trial.context is not None:  # what the context set up is a precondition, and a
+        # facing/holding effect deletes that value rather than a parameter
+        fact, value = trial.context
+        pre.append(Fact(fact, (value,)))
+        effects = [SetFact(e.predicate, (value,), e.value)
+                   if isinstance(e, SetFact) and e.args == (FUNCTIONAL.get(fact),) else e
+                   for e in effects]
+    for fact, var in FUNCTIONAL.items():
+        if any(isinstance(e, SetFact) and e.args == (var,) for e in effects):
+            pre.insert(0, Fact(fact, (var,)))
+    for e in effects:
+        if isinstance(e, CountChange) and e.fluent == INVENTORY and e.delta < 0:
+            pre.append(CountAtLeast(INVENTORY, e.arg, -e.delta))
+    for i, name in enumerate(z0.names):
+        if name != AIR and z0.inventory[i] > 0 and mentions(trial.action, name):
+            cond = CountAtLeast(INVENTORY, name, 1)
+            if cond not in pre:
+                pre.append(cond)
+    used = {a for e in effects if isinstance(e, SetFact) for a in e.args if a.startswith("?")}
+    params = tuple(Param(v, ROOT_TYPE) for v in FUNCTIONAL.values() if v in used)
+    name = _name(trial, kb, taken)
+    where = ("as it stood" if trial.context is None
+             else f"{trial.context[0]} {trial.context[1]}")
+    change = ", ".join(_show(e) for e in effects)
+    return OperatorSchema(name, params, tuple(pre), tuple(effects), trial.action,
+                          f"induced from a trial of '{trial.action}' ({where}): {change}")
+
+
+def _show(e: Effect) -> str:
+    if isinstance(e, CountChange):
+        return f"{e.fluent}({e.arg}) {e.delta:+d}"
+    assert isinstance(e, SetFact)
+    return f"{'' if e.value else 'not '}{e.predicate}({', '.join(e.args)})"
+
+
+def _name(trial: Trial, kb: KnowledgeBase, taken: Collection[str]) -> str:
+    base = f"induced_{trial.action}"
+    if trial.context is not None and not mentions(trial.action, trial.context[1]):
+        base += f"_{trial.context[1]}"
+    name, n = base, 1
+    while name in kb or name in taken:
+        n += 1
+        name = f"{base}_{n}"
+    return name
+
+
+def experiment(spec: WorldSpec, snapshot: Snapshot, z: SymbolicState, kb: KnowledgeBase,
+               offered: Sequence[str], new_actions: Collection[str],
+               new_types: Collection[str], refusals: Refusals = "explained",
+               max_trials: int = 64, max_steps: int = 200) -> Experiments:
+    """Plan the trials for state `z`, run them from `snapshot`, and induce one operator per
+    action (per faced type, for the generic ones) from its first trial that changed
+    something."""
+    trials = plan_trials(z, offered, new_actions, new_types, generic_actions(kb), max_trials)
+    results, steps = run_trials(spec, snapshot, trials, refusals, max_steps)
+    found = Experiments(results=results, env_steps=steps)
+    seen: set[tuple[str, str]] = set()
+    for r in results:
+        key = (r.trial.action, r.trial.context[1] if r.trial.context and (
+            r.trial.action not in new_actions) else "")
+        if key in seen:
+            continue
+        op = induce(r, kb, {o.name for o in found.operators})
+        if op is not None:
+            seen.add(key)
+            found.operators.append(op)
+    return found
+
+
+def requirements(failed: OperatorSchema, induced: Sequence[OperatorSchema]
+                 ) -> list[Condition]:
+    """What an induced operator brings about that the failed operator might now need (when
+    no refusal said what): each fact it makes true and each item it gains, as a condition."""
+    out: list[Condition] = []
+    for op in induced:
+        for e in op.effects:
+            cond: Condition | None = None
+            if isinstance(e, SetFact) and e.value and not e.args[0].startswith("?") and (
+                    e.args[0] != AIR):
+                cond = Fact(e.predicate, e.args)
+            elif isinstance(e, CountChange) and e.fluent == INVENTORY and e.delta > 0:
+                cond = CountAtLeast(INVENTORY, e.arg, 1)
+            if cond is not None and cond not in out and cond not in failed.preconditions:
+                out.append(cond)
+    # a second thing faced is impossible beside the one the operator faces: not a hypothesis
+    faces = any(isinstance(c, Fact) and c.predicate == FACING for c in failed.preconditions)
+    out = [c for c in out if not (faces and isinstance(c, Fact) and c.predicate == FACING)]
+    order = {HOLDING: 0, INVENTORY: 1}
+    return sorted(out, key=lambda c: order.get(c.predicate if isinstance(c, Fact)
+                                               else c.fluent, 2))
+
