@@ -71,7 +71,10 @@ def hybrid_configs(name: str, seed: int = 0, step_budget: int | None = None
     train = replace(recovery.train, seed=seeds.learner, env_seed=seeds.learner_envs())
     if step_budget is not None:
         train = replace(train, step_budget=step_budget)
-    return replace(recovery, train=train), RepairConfig(enabled=name.startswith("repair+"))
+    repairs = name.startswith("repair+")
+    # the paper's agents learn every recovery by PPO; nesyworld's induce before training
+    return (replace(recovery, train=train, induce=repairs),
+            RepairConfig(enabled=repairs))
 
 
 class HybridAgent(PlanningAgent):
@@ -227,6 +230,14 @@ class HybridAgent(PlanningAgent):
                             knowledge=self.knowledge, refusals=self.refusals)
         outcome = recovery.learn(self.world, failure, previous)
         self.recoveries.append(outcome)
+        if outcome.induced:
+            self.emit("learned", f"induced {', '.join(outcome.induced)} from a successful "
+                      f"episode after {outcome.env_steps} env steps in all "
+                      f"({outcome.learning_steps} learning, {outcome.evaluation_steps} "
+                      "evaluation); verified by execution, training stopped",
+                      pddl="\n".join(operator_pddl(self.kb, n) for n in outcome.induced),
+                      **outcome.summary())
+            return True
         if outcome.operator is None:
             self._gave_up[name] = self._gave_up.get(name, 0) + 1
             self._failed_here.add(name)

@@ -158,6 +158,19 @@ def relevant_counts(kb: KnowledgeBase) -> set[tuple[str, str]]:
     return keys | {(INVENTORY, item) for item in d.goal}
 
 
+@dataclass(frozen=True)
+class Win:
+    """A successful episode of the recovery env: which start it began from, and each step's
+    action with the abstract states around it (what `induction.py` reads)."""
+
+    start: int
+    steps: tuple[tuple[str, SymbolicState, SymbolicState], ...]
+
+
+MAX_WINS = 4
+"""Successful episodes a recovery env keeps (the first ones: induction needs only one)."""
+
+
 class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
     """Learn to get from a failure state to a state the planner can continue from.
 
@@ -218,6 +231,9 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
         self._verdicts: dict[SymbolicState, bool | None] = {}
         self._tails = [self._suffix_tails(f) for _, f in self.starts]  # once per start
         self._jumps: dict[tuple[SymbolicState, int], bool] = {}
+        self._trace: list[tuple[str, SymbolicState, SymbolicState]] = []
+        self.wins: list[Win] = []
+        """The first `MAX_WINS` successful episodes, step by step (induction.py)."""
 
     # --- targets -------------------------------------------------------------------------
     def meets_target(self, z: SymbolicState) -> bool:
@@ -302,6 +318,7 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
         self.episodes += 1
         self._t = 0
         self._z = abstract(self.world)
+        self._trace = []
         return self.builder.build(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -312,6 +329,7 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
         reward, terminated, success = self.config.step_reward, False, False
         extra: dict[str, Any] = {"action": name, "ok": outcome.ok, "reason": outcome.reason}
         z = abstract(self.world)
+        self._trace.append((name, self._z, z))
         if z != self._z:
             self._z = z
             target = self._target(z)
@@ -321,6 +339,8 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
                 extra["plannable"] = verdict
                 if verdict is True:
                     reward, terminated, success = self.config.success_reward, True, True
+                    if len(self.wins) < MAX_WINS:
+                        self.wins.append(Win(self._start, tuple(self._trace)))
                 elif verdict is False:
                     reward, terminated = self.config.dead_end_reward, True
         truncated = not terminated and self._t >= self.config.horizon

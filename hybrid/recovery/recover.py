@@ -14,7 +14,7 @@ evaluation episodes of the convergence test are counted apart, as the paper leav
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -23,10 +23,18 @@ from nesyworld.hybrid.execution.monitor import OperatorFailure
 from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, Knowledge
 from nesyworld.hybrid.recovery.env import (
     RecoveryEnvConfig,
+    Win,
     focus_actions,
     novel_actions,
     recovery_actions,
     recovery_env_factory,
+)
+from nesyworld.hybrid.recovery.induction import (
+    Induced,
+    Watch,
+    adopt,
+    induce_from_wins,
+    shown_types,
 )
 from nesyworld.hybrid.recovery.learned_operator import LearnedOperator, build_learned_operator
 from nesyworld.hybrid.recovery.recurrence import RecurrenceTest
@@ -136,6 +144,13 @@ class RecoveryConfig:
     """Fine-tunes of one learned operator (each after it failed on a new map) before the
     agent stops tuning it and only replans around its failures: without a bound, failures
     on ever new maps keep restarting the learning, and adaptation never ends."""
+    induce: bool = True
+    """Induce before training (induction.py): the first successful episodes become
+    operators, and a set that verifies by execution ends the training. The paper's
+    learning-only agents turn it off (`hybrid_configs`), so their recoveries are PPO's."""
+    induce_tries: int = 3
+    """Successful episodes examined for induction, at most (each costs a plan and a
+    verification run)."""
     patience: int = 8
     """Evaluation epochs in a row without a single success after which a recovery stops
     training (0: never): a policy that has found no way from the failure in that many
@@ -161,13 +176,14 @@ class RecoveryConfig:
 
     @classmethod
     def rapidlearn(cls, **changes: Any) -> RecoveryConfig:
-        """RapidLearn: PPO without curiosity."""
-        return replace(cls(icm=None), **changes)
+        """RapidLearn: PPO without curiosity, and every recovery learned (no induction)."""
+        return replace(cls(icm=None, induce=False), **changes)
 
     @classmethod
     def rapidlearn_plus(cls, **changes: Any) -> RecoveryConfig:
-        """RapidLearn+: PPO with ICM curiosity (the paper's best hybrid)."""
-        return replace(cls(), **changes)
+        """RapidLearn+: PPO with ICM curiosity (the paper's best hybrid), every recovery
+        learned (no induction)."""
+        return replace(cls(induce=False), **changes)
 
     @property
     def variant(self) -> str:
@@ -192,10 +208,13 @@ class RecoveryOutcome:
     error: str = ""
     extra_starts: int = 0
     """Failures met again on other maps and trained from (see `RecoveryConfig`)."""
+    induced: list[str] = field(default_factory=list)
+    """Operators induced from a successful episode, verified, that ended the training
+    instead of a learned policy (induction.py)."""
 
     @property
     def ok(self) -> bool:
-        return self.operator is not None
+        return self.operator is not None or bool(self.induced)
 
     @property
     def env_steps(self) -> int:
@@ -210,7 +229,7 @@ class RecoveryOutcome:
                 "wall_seconds": round(self.wall_seconds, 2), "converged": self.converged,
                 "fine_tuned": self.fine_tuned, "plan_uses_it": self.plan_uses_it,
                 "epochs": len(self.epochs), "extra_starts": self.extra_starts,
-                "error": self.error}
+                "induced": self.induced, "error": self.error}
 
 
 def _with_patience(on_epoch: Callable[[EpochRecord], bool | None] | None, patience: int
@@ -313,9 +332,22 @@ class Recovery:
         factory = recovery_env_factory(world.spec, failure.snapshot, failure, self.kb, s.env,
                                        **kwargs)
         init = previous.checkpoint if tuning and previous is not None else None
-        result = train(factory, s.train, ppo, s.icm, init=init,
-                       on_epoch=_with_patience(self.on_epoch, s.patience),
-                       on_chunk=self.on_chunk)
+        watch = Watch(lambda wins: induce_from_wins(
+            wins, self.kb, failure, world.spec, self.goal or {}, self.planner,
+            self._new_types(world, wins), self.skills, self.known_actions or (),
+            self.refusals), s.induce_tries if s.induce and not tuning else 0)
+
+        def on_chunk(steps: int) -> bool:
+            if self.on_chunk is not None:
+                self.on_chunk(steps)
+            return watch()
+
+        result = train(watch.envs(factory) if watch.tries else factory, s.train, ppo, s.icm,
+                       init=init, on_epoch=_with_patience(self.on_epoch, s.patience),
+                       on_chunk=on_chunk)
+        if watch.found.ok:
+            return self._adopt_induced(failure, watch.found, result, sampling_steps, start,
+                                       len(extra))
         checker = factory()
         # seeded once: the rollouts' start states then follow from the training seed, so a
         # recovery (and the T_adapt it adds) repeats exactly
@@ -342,6 +374,28 @@ class Recovery:
         uses = self.plan_uses(learned, failure)
         return self._outcome(failure, learned, result, checker.env_steps + sampling_steps,
                              start, tuning, uses, "", 0 if tuning else len(extra))
+
+    def _new_types(self, world: World, wins: Sequence[Win]) -> set[str]:
+        """The types new since the knowledge base that the episodes showed (the oracle
+        regime: that the world registers)."""
+        if self.knowledge == "oracle":
+            known = {o.name for o in self.kb.base.objects}
+            return {t for t in world.types.names if t not in known}
+        return shown_types(self.kb, wins)
+
+    def _adopt_induced(self, failure: OperatorFailure, found: Induced, result: TrainResult,
+                       sampling_steps: int, start: float, extra_starts: int
+                       ) -> RecoveryOutcome:
+        """Bring the verified induced operators into the knowledge base; training stopped at
+        the chunk that found them."""
+        adopt(self.kb, found, {"induced": "from a successful recovery episode",
+                               "failure": str(failure), "novelty": self.novelty,
+                               "how": found.how, "training_steps": result.env_steps})
+        return RecoveryOutcome(str(failure), None,
+                               result.env_steps + sampling_steps + found.env_steps,
+                               result.eval_env_steps, time.perf_counter() - start,
+                               result.converged, False, True, result.epochs, "",
+                               extra_starts, [op.name for op in found.operators])
 
     def _rare_key(self, failure: OperatorFailure) -> tuple[Any, ...]:
         """What a recurrence measurement depends on: the operator, the run's maps (the

@@ -7,7 +7,9 @@ before a repair is verified, the agent runs short trials in a copy of the world 
 its own state (the snapshot the env offers, as verification does), each counted in T_adapt:
 
 - contexts: where it stands now; after approaching each type on the map it can approach
-  (a trade needs its trader in front); after selecting each new item it holds;
+  (a trade needs its trader in front); after selecting each new item it holds; and, one
+  step deeper, after each trial that worked (crafting a new tool makes selecting it
+  possible);
 - in each context it tries every new action, and in contexts that face a new type also
   the actions its model uses on several kinds of faced thing (``break``, ``collect``,
   ``use``): those act on whatever is in front.
@@ -101,6 +103,18 @@ def generic_actions(kb: KnowledgeBase) -> set[str]:
     return {a for a, n in uses.items() if n > 1 and "{" not in a}
 
 
+def facing_matters(action: str, kb: KnowledgeBase) -> bool:
+    """Does what the agent faces matter to this action? By analogy with the known actions of
+    the same verb (`select_water_bucket` is a select, and no select needs a faced thing); an
+    action of a verb the agent does not know may act on what is in front."""
+    verb = action.split("_")[0]
+    kin = [op for op in kb.active if op.action == verb or op.action.startswith(verb + "_")]
+    if not kin:
+        return True
+    return any(isinstance(c, Fact) and c.predicate == FACING and not c.negated
+               and not c.args[0].startswith("?") for op in kin for c in op.preconditions)
+
+
 def plan_trials(z: SymbolicState, offered: Sequence[str], new_actions: Collection[str],
                 new_types: Collection[str], generic: Collection[str], max_trials: int = 64
                 ) -> list[Trial]:
@@ -117,11 +131,37 @@ def plan_trials(z: SymbolicState, offered: Sequence[str], new_actions: Collectio
             contexts.append(((f"select_{name}",), (HOLDING, name)))
     trials: list[Trial] = []
     for prefix, context in contexts:
-        actions = [a for a in fresh if a not in prefix]
-        if context is not None and context[0] == FACING and context[1] in types:
-            actions += [a for a in offered if a in generic and a not in actions]
-        trials += [Trial(prefix, a, context) for a in actions]
+        trials += _tries(prefix, context, fresh, offered, generic, types)
     return trials[:max_trials]
+
+
+def _tries(prefix: tuple[str, ...], context: tuple[str, str] | None, fresh: Sequence[str],
+           offered: Sequence[str], generic: Collection[str], types: Collection[str]
+           ) -> list[Trial]:
+    """The actions worth trying after `prefix`: the new ones it did not take, and the generic
+    ones when it faces a new type."""
+    actions = [a for a in fresh if a not in prefix]
+    if context is not None and context[0] == FACING and context[1] in types:
+        actions += [a for a in offered if a in generic and a not in actions]
+    return [Trial(prefix, a, context) for a in actions]
+
+
+def follow_ups(results: Sequence[TrialResult], offered: Sequence[str],
+               new_actions: Collection[str], new_types: Collection[str],
+               generic: Collection[str]) -> list[Trial]:
+    """Trials one step deeper: after each accepted trial that changed something, the new
+    actions it did not take (crafting a new tool is what makes selecting it possible). What
+    the first trial faced is a condition only of a generic action (it acts on what is in
+    front): an action the first made possible needs what the first made, not where."""
+    fresh = [a for a in offered if a in set(new_actions) and a not in SKIPPED]
+    out: list[Trial] = []
+    for r in results:
+        if r.accepted and r.start is not None and r.start != r.end:
+            prefix = (*r.trial.prefix, r.trial.action)
+            out += [t if t.action in generic else Trial(t.prefix, t.action, None)
+                    for t in _tries(prefix, r.trial.context, fresh, offered, generic,
+                                    new_types) if t.action != r.trial.action]
+    return out
 
 
 def run_trials(spec: WorldSpec, snapshot: Snapshot, trials: Sequence[Trial],
@@ -165,8 +205,12 @@ def induce(result: TrialResult, kb: KnowledgeBase, taken: Collection[str] = ()
     if not result.accepted or z0 is None or z1 is None:
         return None
     relevant = {(WORLD, n) for n in z0.names}
+    # world counts change by themselves too (a sapling grows): only what the action faced,
+    # or names, is its doing
+    involved = {z.names[z.facing] for z in (z0, z1) if 0 <= z.facing < len(z.names)}
+    involved |= {n for n in z0.names if mentions(result.trial.action, n)}
     effects = list(common_effects([Rollout(True, 1, z0, z1, (result.trial.action,))],
-                                  relevant))
+                                  relevant, involved - {AIR}))
     if not any(isinstance(e, CountChange) or (isinstance(e, SetFact) and e.value)
                for e in effects):
         return None
@@ -185,6 +229,9 @@ def induce(result: TrialResult, kb: KnowledgeBase, taken: Collection[str] = ()
     for e in effects:
         if isinstance(e, CountChange) and e.fluent == INVENTORY and e.delta < 0:
             pre.append(CountAtLeast(INVENTORY, e.arg, -e.delta))
+        elif isinstance(e, SetFact) and e.predicate == FACING and e.value and (
+                e.args[0] not in (AIR, *FUNCTIONAL.values())):
+            pre.append(CountAtLeast(WORLD, e.args[0], 1))  # something to face was there
     for i, name in enumerate(z0.names):
         if name != AIR and z0.inventory[i] > 0 and mentions(trial.action, name):
             cond = CountAtLeast(INVENTORY, name, 1)
@@ -225,33 +272,47 @@ def experiment(spec: WorldSpec, snapshot: Snapshot, z: SymbolicState, kb: Knowle
     """Plan the trials for state `z`, run them from `snapshot`, and induce one operator per
     action (per faced type, for the generic ones) from its first trial that changed
     something."""
-    trials = plan_trials(z, offered, new_actions, new_types, generic_actions(kb), max_trials)
+    generic = generic_actions(kb)
+    trials = plan_trials(z, offered, new_actions, new_types, generic, max_trials)
     results, steps = run_trials(spec, snapshot, trials, refusals, max_steps)
-    found = Experiments(results=results, env_steps=steps)
+    deeper = follow_ups(results, offered, new_actions, new_types, generic)
+    deeper = deeper[:max(0, max_trials - len(trials))]
+    more, extra = run_trials(spec, snapshot, deeper, refusals, max(0, max_steps - steps))
+    found = Experiments(results=[*results, *more], env_steps=steps + extra)
     seen: set[tuple[str, str]] = set()
-    for r in results:
+    known = [e.operator for e in kb if e.status == "active"]
+    for r in found.results:
         key = (r.trial.action, r.trial.context[1] if r.trial.context and (
             r.trial.action not in new_actions) else "")
         if key in seen:
             continue
         op = induce(r, kb, {o.name for o in found.operators})
-        if op is not None:
-            seen.add(key)
+        if op is None:
+            continue
+        seen.add(key)
+        if not any(same_semantics(op, k) for k in known):  # induced before, and kept
             found.operators.append(op)
     return found
+
+
+def same_semantics(a: OperatorSchema, b: OperatorSchema) -> bool:
+    """The same env action, conditions and effects, whatever the names."""
+    return (a.action, set(a.preconditions), set(a.effects), a.params) == (
+        b.action, set(b.preconditions), set(b.effects), b.params)
 
 
 def requirements(failed: OperatorSchema, induced: Sequence[OperatorSchema]
                  ) -> list[Condition]:
     """What an induced operator brings about that the failed operator might now need (when
-    no refusal said what): each fact it makes true and each item it gains, as a condition."""
+    no refusal said what): each fact it makes true or false (a property: not on fire) and
+    each item it gains, as a condition."""
     out: list[Condition] = []
     for op in induced:
         for e in op.effects:
             cond: Condition | None = None
-            if isinstance(e, SetFact) and e.value and not e.args[0].startswith("?") and (
-                    e.args[0] != AIR):
-                cond = Fact(e.predicate, e.args)
+            if isinstance(e, SetFact) and not e.args[0].startswith("?") and (
+                    e.args[0] != AIR) and (e.value or e.predicate not in FUNCTIONAL):
+                cond = Fact(e.predicate, e.args, negated=not e.value)
             elif isinstance(e, CountChange) and e.fluent == INVENTORY and e.delta > 0:
                 cond = CountAtLeast(INVENTORY, e.arg, 1)
             if cond is not None and cond not in out and cond not in failed.preconditions:
@@ -259,7 +320,7 @@ def requirements(failed: OperatorSchema, induced: Sequence[OperatorSchema]
     # a second thing faced is impossible beside the one the operator faces: not a hypothesis
     faces = any(isinstance(c, Fact) and c.predicate == FACING for c in failed.preconditions)
     out = [c for c in out if not (faces and isinstance(c, Fact) and c.predicate == FACING)]
-    order = {HOLDING: 0, INVENTORY: 1}
-    return sorted(out, key=lambda c: order.get(c.predicate if isinstance(c, Fact)
-                                               else c.fluent, 2))
+    order = {HOLDING: 1, INVENTORY: 2}
+    return sorted(out, key=lambda c: order.get(c.predicate, 0) if isinstance(c, Fact)
+                  else order[INVENTORY])
 

@@ -141,7 +141,7 @@ def train(
     init: Checkpoint | None = None,
     on_epoch: Callable[[EpochRecord], bool | None] | None = None,
     vector_env_factory: VectorEnvFactory | None = None,
-    on_chunk: Callable[[int], None] | None = None,
+    on_chunk: Callable[[int], bool | None] | None = None,
 ) -> TrainResult:
     """Train a masked PPO (+ICM if `icm` is given) policy on envs made by `env_factory`.
 
@@ -152,7 +152,8 @@ def train(
     enforce a wall-clock limit): returning True stops training after that epoch.
     `on_chunk(env_steps)` is called after each collected chunk and its update, with the
     training env steps so far: a progress display moves with it between epochs (an epoch
-    is several chunks, then an evaluation).
+    is several chunks, then an evaluation). Returning True stops training at once, without
+    that epoch's evaluation (a caller that found what it trained for in the chunk).
 
     Instead of `env_factory`, `vector_env_factory(n)` may make a native Gymnasium vector env of
     n envs (`gymnasium.vector.VectorEnv`, autoreset mode NEXT_STEP or DISABLED, supporting
@@ -228,7 +229,7 @@ def _run(
     config: TrainConfig,
     start: float,
     on_epoch: Callable[[EpochRecord], bool | None] | None,
-    on_chunk: Callable[[int], None] | None = None,
+    on_chunk: Callable[[int], bool | None] | None = None,
 ) -> TrainResult:
     n_envs = config.num_envs
     algorithm, policy = learner.algorithm, learner.ppo.policy
@@ -237,12 +238,12 @@ def _run(
     test = ConvergenceTest.from_config(config)
     env_steps = eval_steps = 0
     epochs: list[EpochRecord] = []
-    converged = False
+    converged = stopped = False
     pbar = tqdm.tqdm(
         total=config.step_budget, unit="step", disable=not config.progress, dynamic_ncols=True
     )
     try:
-        while env_steps + n_envs <= config.step_budget and not converged:
+        while env_steps + n_envs <= config.step_budget and not converged and not stopped:
             epoch_t0 = time.perf_counter()
             epoch_steps = 0
             losses: dict[str, list[float]] = {}
@@ -267,14 +268,16 @@ def _run(
                 env_steps += chunk.steps
                 epoch_steps += chunk.steps
                 pbar.update(chunk.steps)
-                if on_chunk is not None:
-                    on_chunk(env_steps)
+                if on_chunk is not None and on_chunk(env_steps):
+                    stopped = True
                 returns.extend(chunk.returns)
                 successes.extend(chunk.successes)
                 for key, value in ustats.get_loss_stats_dict().items():
                     if isinstance(value, int | float):
                         losses.setdefault(key, []).append(float(value))
-            if epoch_steps == 0:
+                if stopped:
+                    break
+            if epoch_steps == 0 or stopped:
                 break
             train_seconds = time.perf_counter() - epoch_t0
             ev = evaluation.run(config.eval_episodes)

@@ -46,6 +46,31 @@ def test_hybrid_run_learns_saves_and_reloads(capsys: pytest.CaptureFixture[str],
     assert again["learned_operators"] == ["learned_break_oak_log_1"]
 
 
+@pytest.mark.parametrize(("argv", "knowledge", "refusals"), [
+    ((), "closed", "explained"),
+    (("--refusals", "silent"), "closed", "silent"),
+    (("--knowledge", "oracle"), "oracle", "explained"),
+])
+def test_run_names_its_knowledge_regime(capsys: pytest.CaptureFixture[str],
+                                        argv: tuple[str, ...], knowledge: str,
+                                        refusals: str) -> None:
+    out = run_json(capsys, "run", "pogostick", "--novelty", "axe", "--agent",
+                   "repair+rapidlearn+", "--adapt-episodes", "1", "--episodes", "1", "--json",
+                   *argv)
+    assert (out["knowledge"], out["refusals"]) == (knowledge, refusals)
+    (repair,) = out["recoveries"]
+    assert repair["repair"] == "require" and out["learned_operators"] == []
+    # the closed agent found select_axe by trying it; the oracle read it from the world
+    assert ("induced_select_axe" in repair["operators"]) == (knowledge == "closed")
+
+
+def test_the_paper_protocol_runs_only_the_closed_regime(capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    assert main(["run", "pogostick", "--novelty", "axe", "--agent", "rapidlearn+",
+                 "--protocol", "paper", "--knowledge", "oracle"]) == 2
+    assert "closed regime" in capsys.readouterr().err
+
+
 def test_hybrid_run_prints_failure_learning_and_operator(capsys: pytest.CaptureFixture[str]
                                                          ) -> None:
     assert main(["run", "pogostick", "--novelty", "chest", "--agent", "rapidlearn",

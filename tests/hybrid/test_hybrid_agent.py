@@ -195,8 +195,8 @@ def test_the_last_attempt_at_an_operator_trains_without_the_patience_stop(
             patience.append(config.patience)
 
         def learn(self, *args: object) -> SimpleNamespace:
-            return SimpleNamespace(operator=None, env_steps=0, error="none learned",
-                                   summary=dict)
+            return SimpleNamespace(operator=None, induced=[], env_steps=0,
+                                   error="none learned", summary=dict)
 
     monkeypatch.setattr(hybrid_agent_module, "Recovery", GivesUp)
     agent, env = make_agent("axe")

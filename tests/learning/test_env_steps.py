@@ -95,3 +95,18 @@ def test_on_epoch_callback_can_stop_training(grid: SimpleNamespace) -> None:
     config = grid.fast_config(step_budget=2000, stop_on_convergence=False)
     result = train(grid.GridWorld, config, PPOConfig(hidden_sizes=(16,)), None, on_epoch=on_epoch)
     assert seen == [1, 2] and len(result.epochs) == 2 and result.env_steps == 500
+
+
+def test_on_chunk_callback_can_stop_training_at_once(grid: SimpleNamespace) -> None:
+    chunks: list[int] = []
+
+    def on_chunk(steps: int) -> bool:
+        chunks.append(steps)
+        return len(chunks) == 3
+
+    config = grid.fast_config(step_budget=2000, epoch_length=500, collect_chunk=100,
+                              stop_on_convergence=False)
+    result = train(grid.GridWorld, config, PPOConfig(hidden_sizes=(16,)), None,
+                   on_chunk=on_chunk)
+    # stopped inside the first epoch, after its third chunk, with no evaluation run
+    assert chunks == [100, 200, 300] and result.env_steps == 300 and not result.epochs

@@ -156,6 +156,17 @@ def test_refused_action_takes_a_step_and_changes_nothing_of_the_agent() -> None:
     assert np.array_equal(st.inventory[m], before.inventory[m])
 
 
+def test_silent_refusals_say_only_that_an_action_was_refused() -> None:
+    env = NesyGridEnv("pogostick", refusals="silent")
+    env.reset(seed=1)
+    i = env.action_names.index("craft_pogo_stick")
+    *_, info = env.step(i)
+    assert not info["ok"] and info["reason"] == ""
+    check_env(NesyGridEnv("pogostick", refusals="silent"), skip_render_check=True)
+    with pytest.raises(ValueError, match="refusals must be one of explained, silent"):
+        NesyGridEnv("pogostick", refusals="quiet")  # type: ignore[arg-type]
+
+
 def test_give_up_terminates_without_success() -> None:
     env = NesyGridEnv("pogostick")
     env.reset(seed=0)
