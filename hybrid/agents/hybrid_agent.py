@@ -147,8 +147,8 @@ class HybridAgent(PlanningAgent):
         return getattr(self.env.unwrapped, "refusals", "explained")
 
     def _context(self) -> dict[str, tuple[str, ...]]:
-        return novelty_context(self.kb, self.world, pre_novelty_actions(self.kb, self.world),
-                               self.knowledge)
+        return novelty_context(self.kb, self.boundary,
+                               pre_novelty_actions(self.kb, self.world), self.knowledge)
 
     def _adopt(self, outcome: RepairOutcome) -> bool:
         self.recoveries.append(outcome)
@@ -166,13 +166,19 @@ class HybridAgent(PlanningAgent):
         """Repair the knowledge base from this failure's evidence; True when a repair was
         verified and adopted. The same evidence is not tried twice."""
         ctx = self._context()
-        evidence = gather(failure, self.world.types.names, **ctx)
+        # the names a refusal's reason is read against: those the agent knows or observed,
+        # and those the offered actions name (select_<x>, craft_<x>); the oracle: every type
+        # the world registers
+        names = (self.boundary.oracle(self.knowledge).types.names
+                 if self.knowledge == "oracle" else sorted(self.known_types | {
+                     a.split("_", 1)[1] for a in self.boundary.actions() if "_" in a}))
+        evidence = gather(failure, names, **ctx)
         key = evidence.describe()
         if not self.repair_config.enabled or key in self._repairs_tried:
             return False
         self._repairs_tried.add(key)
         self.emit("recovery", f"repairing the model from: {key}")
-        return self._adopt(self._repairer().repair(self.world, evidence))
+        return self._adopt(self._repairer().repair(self.boundary, evidence))
 
     def on_no_plan(self) -> bool:
         """No plan from here: bridge it by repair (new actions' declared operators, new types
@@ -197,7 +203,7 @@ class HybridAgent(PlanningAgent):
             return False
         self._repairs_tried.add(key)
         self.emit("recovery", f"bridging: the knowledge base has no plan; {key}")
-        return self._adopt(self._repairer().bridge(self.world, evidence))
+        return self._adopt(self._repairer().bridge(self.boundary, evidence))
 
     def _learn_gap(self) -> bool:
         z = abstract(self.world)

@@ -7,7 +7,6 @@ returning indices into the env's current action names.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -16,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from nesyworld.hybrid.boundary.world_adapter import WorldAdapter
 from nesyworld.hybrid.execution.monitor import (
     OperatorFailure,
     check_effects,
@@ -24,7 +24,9 @@ from nesyworld.hybrid.execution.monitor import (
 )
 from nesyworld.hybrid.execution.operators import GroundOperator, ground
 from nesyworld.hybrid.execution.skills import Mode, Primitives, SkillStop, skill_actions
-from nesyworld.symbolic.derivation.abstraction import abstract
+from nesyworld.hybrid.knowledge.prior import spec_actions
+from nesyworld.hybrid.knowledge.regime import observed_types
+from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
 from nesyworld.symbolic.derivation.derive import count_thresholds
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import PlanCache, Planner, PlanResult
@@ -123,25 +125,19 @@ class PolicySkill(Protocol):
     def actions(self, world: World, horizon: int | None = None) -> Iterator[str]: ...
 
 
-def pre_novelty_actions(kb: KnowledgeBase, world: World) -> tuple[str, ...]:
-    """The env actions of the world the knowledge base was derived from (its spec file), or
-    of the current world when that spec has no file."""
+def pre_novelty_actions(kb: KnowledgeBase, world: World | None = None) -> tuple[str, ...]:
+    """The env actions the agent knew before any novelty: those of the world its knowledge
+    base was derived from (its spec file), with the actions of its own operators; when that
+    spec has no file, what `world` offers now (the agent is made before the novelty)."""
     source = kb.base.source
-    if (source and not source.startswith("<") and source != world.spec.source) or (
-            world.spec.novelties):
+    own = tuple(dict.fromkeys(e.operator.action for e in kb
+                              if not e.operator.action.startswith("policy:")))
+    if source and not source.startswith("<"):
         try:
-            return spec_actions(source)
+            return tuple(dict.fromkeys((*spec_actions(source), *own)))
         except (SpecError, OSError):  # the source moved or is unreadable: use what is here
             pass
-    return world.action_names()
-
-
-@functools.lru_cache(maxsize=64)
-def spec_actions(source: str) -> tuple[str, ...]:
-    """The env actions of the world a spec file lays out. Cached: a hybrid agent asks at every
-    failure it tries to repair, and building the world each time (reading and checking the
-    spec) was most of a Fire run's wall time; a spec file does not change during a run."""
-    return tuple(World(source).action_names())
+    return tuple(world.action_names()) if world is not None else own
 
 
 class PlanningAgent:
@@ -161,6 +157,8 @@ class PlanningAgent:
         self.env = env
         self.config = config
         world = self.world
+        self.boundary = WorldAdapter(env)
+        """The agent's view of its env (hybrid/boundary/interface.py)."""
         self.kb = kb if kb is not None else KnowledgeBase.from_world(world)
         self.planner = Planner(config.planner, timeout=config.planner_timeout, cache=PlanCache())
         self.on_event = on_event
@@ -191,8 +189,9 @@ class PlanningAgent:
         if self._driver is None:
             self.reset(observation, info)
         self._last = dict(info)
-        if self.world.types is not getattr(self, "_types_seen", None):  # the world changed
-            self._types_seen = self.world.types
+        offered = self.env.unwrapped.action_names
+        if offered is not getattr(self, "_offered_seen", None):  # the actions changed
+            self._offered_seen = offered
             self._detect_novelty()
         action = next(self._driver, GIVE_UP)  # type: ignore[arg-type]
         names = self.env.unwrapped.action_names
@@ -226,20 +225,22 @@ class PlanningAgent:
         if self.on_event is not None:
             self.on_event(event)
 
-    def _detect_novelty(self) -> None:
-        """New entity types or actions, reported once each, with the step first seen."""
-        world = self.world
-        for name in world.types.names:
+    def _detect_novelty(self, z: SymbolicState | None = None) -> None:
+        """Entity types observed and actions offered that the agent did not know, reported
+        once each, with the step first seen. A type is new when the detector shows it (on the
+        map, held, in the inventory or in front), not when the world registers it."""
+        step = self.boundary.step_count
+        for name in observed_types(z if z is not None else self.boundary.detect()):
             if name not in self.known_types:
                 self.known_types.add(name)
-                self.novelties.append(Event(world.state.step, "novelty", f"new entity type "
-                                            f"'{name}'", {"type": name}))
+                self.novelties.append(Event(step, "novelty", f"new entity type '{name}'",
+                                            {"type": name}))
                 self.emit("novelty", f"new entity type '{name}' observed", type=name)
-        for name in world.action_names():
+        for name in self.boundary.actions():
             if name not in self.known_actions:
                 self.known_actions.add(name)
-                self.novelties.append(Event(world.state.step, "novelty", f"new action "
-                                            f"'{name}'", {"action": name}))
+                self.novelties.append(Event(step, "novelty", f"new action '{name}'",
+                                            {"action": name}))
                 self.emit("novelty", f"new action '{name}' available", action=name)
 
     # --- the executor ------------------------------------------------------------------------
@@ -257,7 +258,7 @@ class PlanningAgent:
     def task_goal(self) -> dict[str, int]:
         """The goal of the task as the world states it now: the agent is told its task (a
         goal novelty changes what it is asked, not what it knows how to do)."""
-        return dict(self.world.spec.goal)
+        return self.boundary.goal()
 
     def plan(self) -> PlanResult:
         return self.planner.plan(self.kb.derivation(), abstract(self.world), self.task_goal)
@@ -274,7 +275,7 @@ class PlanningAgent:
 
     def _drive(self) -> Iterator[str]:
         cfg = self.config
-        primitives = Primitives(self.world)
+        primitives = Primitives(self.boundary.body())
         for _ in range(cfg.max_plans):
             self._detect_novelty()
             if self.world.goal_reached():
@@ -324,6 +325,7 @@ class PlanningAgent:
         """Run one operator; returns None on success, "drift", or an OperatorFailure."""
         world = self.world
         z0 = abstract(world)
+        self._detect_novelty(z0)
         if not z0.satisfies(op.schema.preconditions, op.binding):
             self.emit("drift", f"{op}: preconditions no longer hold; replanning")
             return "drift"

@@ -31,23 +31,23 @@ class SkillStop:
     reason: str
 
 
-class Primitives:
-    """The main agent's primitive moves and turns, found through the action registry."""
+Body = tuple[tuple[str, str, str | None], ...]
+"""The agent's primitive actions as (name, kind, direction): what its env's adapter says its
+moves and turns are (hybrid/boundary/world_adapter.py)."""
 
-    def __init__(self, world: World) -> None:
-        names = set(world.action_names())
+
+class Primitives:
+    """The main agent's primitive moves and turns, as its env's adapter lists them."""
+
+    def __init__(self, body: Body) -> None:
         self.move: dict[int, str] = {}
         self.turn: dict[str, str] = {}
-        for action in world.actions.values():
-            kind = getattr(action, "registered_name", "")
-            direction = action.spec.params.get("direction")
-            if action.name not in names:
-                continue
+        for name, kind, direction in body:
             if kind == "move":
                 offset = {v: k for k, v in RELATIVE_MOVES.items()}[direction or "forward"]
-                self.move[offset] = action.name
+                self.move[offset] = name
             elif kind == "rotate":
-                self.turn[direction or "right"] = action.name
+                self.turn[direction or "right"] = name
 
     @property
     def complete(self) -> bool:

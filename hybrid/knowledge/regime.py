@@ -14,8 +14,10 @@ told is part of every result. Two regimes:
   reach with perfect knowledge of the change.
 
 The code that differs by regime asks `knowledge == "oracle"` at the one place it would read
-the post-novelty world's model: hybrid/repair/repairer.py, hybrid/recovery/recover.py,
-hybrid/recovery/learned_operator.py.
+the post-novelty world's model (hybrid/repair/repairer.py, hybrid/recovery/recover.py,
+hybrid/recovery/learned_operator.py, hybrid/agents/hybrid_agent.py), and reads it only
+through the oracle's door of the environment boundary (hybrid/boundary/world_adapter.py),
+which refuses in any other regime; tests/test_boundary.py checks there is no other way.
 """
 
 from __future__ import annotations
@@ -50,10 +52,9 @@ def observed_types(z: SymbolicState) -> tuple[str, ...]:
 def kb_parents(kb: KnowledgeBase) -> dict[str, tuple[str, ...]]:
     """The categories of each type as the knowledge base's own (pre-novelty) hierarchy has
     them. A type the knowledge base never saw has no entry: its category is unknown."""
-    base = kb.base
     out: dict[str, tuple[str, ...]] = {}
-    for t in base.types:
+    for t in kb.base.types:
         out[t.name] = tuple(p for p in (t.parent, *t.other_parents) if p and p != ROOT_TYPE)
-    for o in base.objects:
+    for o in kb.base.objects:
         out[o.name] = tuple(p for p in (o.type, *o.other_parents) if p != ROOT_TYPE)
     return out

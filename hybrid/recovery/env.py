@@ -25,6 +25,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from nesyworld.hybrid.boundary.world_adapter import CopyRecipe
 from nesyworld.hybrid.execution.monitor import OperatorFailure, check_effects
 from nesyworld.hybrid.execution.operators import GroundOperator
 from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
@@ -100,7 +101,7 @@ def failed_objects(op: GroundOperator) -> set[str]:
     return {n for n in names if not n.startswith("?")} - IGNORED_TYPES
 
 
-def recovery_actions(world: World) -> tuple[str, ...]:
+def recovery_actions(offered: Sequence[str]) -> tuple[str, ...]:
     """The recovery's actions: the agent's whole action space, in the world's order, but
     give_up; the env masks them by legality each step.
 
@@ -109,7 +110,7 @@ def recovery_actions(world: World) -> tuple[str, ...]:
     need: selecting a tool the agent already holds, approaching a type the failed operator
     does not name. Legality is the only pruning that can never remove a needed action.
     """
-    return tuple(g.name for g in world.agent_actions() if g.name != "give_up")
+    return tuple(a for a in offered if a != "give_up")
 
 
 def _mentions(name: str, type_name: str) -> bool:
@@ -118,36 +119,36 @@ def _mentions(name: str, type_name: str) -> bool:
 
 
 FOCUS_KINDS = ("move", "rotate", "break", "collect", "use", "place", "nop")
-"""Action classes (registered names) always in the focus: the agent's body and the generic
-interactions."""
+"""Actions always in the focus, by the first word of their names: the agent's body and the
+generic interactions."""
 
 
-def new_types(world: World, known_types: Collection[str]) -> set[str]:
-    """The entity types of `world` that the knowledge base's world did not have: what a
-    novelty brought in (air and the agent excluded)."""
-    return {t for t in world.types.names if t not in known_types} - IGNORED_TYPES
+def new_types(types: Collection[str], known_types: Collection[str]) -> set[str]:
+    """The entity types among `types` (those the agent observed; the oracle's: those the
+    world registers) that the knowledge base's world did not have: what a novelty brought
+    in (air and the agent excluded)."""
+    return {t for t in types if t not in known_types} - IGNORED_TYPES
 
 
-def novel_actions(world: World, known_actions: Collection[str],
-                  known_types: Collection[str]) -> set[str]:
+def novel_actions(offered: Sequence[str], known_actions: Collection[str],
+                  fresh_types: Collection[str]) -> set[str]:
     """The actions new since the novelty: those the knowledge base's world did not offer,
-    and those whose names mention, as whole words, a type new since the novelty."""
-    fresh = new_types(world, known_types)
-    return {g.name for g in world.agent_actions() if g.name != "give_up" and (
-        g.name not in known_actions or any(_mentions(g.name, t) for t in fresh))}
+    and those whose names mention, as whole words, a type new since the novelty
+    (`fresh_types`, from `new_types`)."""
+    return {a for a in recovery_actions(offered) if a not in known_actions
+            or any(_mentions(a, t) for t in fresh_types)}
 
 
-def focus_actions(world: World, op: GroundOperator, known_actions: Collection[str],
-                  known_types: Collection[str]) -> set[str]:
+def focus_actions(offered: Sequence[str], op: GroundOperator, known_actions: Collection[str],
+                  fresh_types: Collection[str]) -> set[str]:
     """The actions a fix most likely needs, tried first through the policy's action prior
     (`PPOConfig.action_prior`), never instead of the others: the primitive and generic
-    interaction classes, the actions new since the novelty (`novel_actions`), and actions
-    whose names mention, as whole words, a type the failed operator names."""
+    interactions, the actions new since the novelty (`novel_actions`), and actions whose
+    names mention, as whole words, a type the failed operator names."""
     touched = failed_objects(op) - IGNORED_TYPES
-    return novel_actions(world, known_actions, known_types) | {
-        g.name for g in world.agent_actions() if g.name != "give_up" and (
-            getattr(g.action, "registered_name", "") in FOCUS_KINDS
-            or any(_mentions(g.name, t) for t in touched))}
+    return novel_actions(offered, known_actions, fresh_types) | {
+        a for a in recovery_actions(offered) if a.split("_")[0] in FOCUS_KINDS
+        or any(_mentions(a, t) for t in touched)}
 
 
 def relevant_counts(kb: KnowledgeBase) -> set[tuple[str, str]]:
@@ -217,7 +218,7 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
         self.world.restore(snapshot)
         # Fine-tuning passes the action set the policy was trained with (same network outputs).
         self.action_names = (action_names if action_names is not None
-                             else recovery_actions(self.world))
+                             else recovery_actions(self.world.action_names()))
         present = self.world.action_names()
         self._indices = np.array([present.index(n) if n in present else -1
                                   for n in self.action_names])
@@ -352,10 +353,14 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
         return self._z
 
 
-def recovery_env_factory(spec: WorldSpec | SpecRef, snapshot: Snapshot, failure: OperatorFailure,
-                         kb: KnowledgeBase, config: RecoveryEnvConfig = RecoveryEnvConfig(),
+def recovery_env_factory(spec: WorldSpec | SpecRef | CopyRecipe, snapshot: Snapshot,
+                         failure: OperatorFailure, kb: KnowledgeBase,
+                         config: RecoveryEnvConfig = RecoveryEnvConfig(),
                          **kwargs: Any) -> Callable[[], RecoveryEnv]:
-    """A picklable zero-argument factory (for learning.train and vector envs)."""
+    """A picklable zero-argument factory (for learning.train and vector envs). `spec`: the
+    world to copy, or the agent's env's recipe for copies (hybrid/boundary)."""
+    if isinstance(spec, CopyRecipe):
+        spec = spec.spec
     ref = SpecRef.of(spec) if isinstance(spec, WorldSpec) else spec
     return partial(RecoveryEnv, ref, snapshot, failure, kb, config, **kwargs)
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from nesyworld.hybrid.boundary.world_adapter import CopyRecipe
 from nesyworld.hybrid.execution.monitor import OperatorFailure, check_effects
 from nesyworld.hybrid.knowledge.regime import observed_types
 from nesyworld.hybrid.recovery.env import RecoveryEnv, Win
@@ -40,8 +41,6 @@ from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import Planner
 from nesyworld.world.actions.schema import AIR, FACING, HOLDING, WORLD, Fact, OperatorSchema
-from nesyworld.world.envs.gym_env import Refusals
-from nesyworld.world.spec.model import WorldSpec
 
 
 @dataclass
@@ -155,12 +154,12 @@ def _candidates(kb: KnowledgeBase, failure: OperatorFailure, ops: Sequence[Opera
 
 
 def induce_from_wins(wins: Sequence[Win], kb: KnowledgeBase, failure: OperatorFailure,
-                     spec: WorldSpec, goal: Mapping[str, int], planner: Planner,
+                     copies: CopyRecipe, goal: Mapping[str, int], planner: Planner,
                      new_types: Collection[str], skills: Mapping[str, Any] | None = None,
-                     known_actions: Collection[str] = (), refusals: Refusals = "explained",
-                     max_steps: int = 300) -> Induced:
-    """Try each win's operators: with the failed operator demoted, then beside it; verify
-    from the failure snapshot. The first that verifies is returned (not yet applied)."""
+                     known_actions: Collection[str] = (), max_steps: int = 300) -> Induced:
+    """Try each win's operators: with the failed operator requiring what they bring about,
+    demoted, then beside them; verify from the failure snapshot in a copy of the agent's env
+    (`copies`). The first that verifies is returned (not yet applied)."""
     found = Induced()
     for win in wins:
         found.tried += 1
@@ -172,9 +171,9 @@ def induce_from_wins(wins: Sequence[Win], kb: KnowledgeBase, failure: OperatorFa
             if not plan.ok:
                 continue
             watched = {op.name for op in ops} | {failure.operator.name}
-            result = verify(spec, failure.snapshot, trial, watched, planner=planner,
+            result = verify(copies, failure.snapshot, trial, watched, planner=planner,
                             skills=skills, known_actions=known_actions,
-                            max_steps=max_steps, refusals=refusals)
+                            max_steps=max_steps)
             found.env_steps += result.env_steps
             found.verdict = result.verdict
             if result.verdict == "goal":

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from gymnasium.spaces.utils import flatdim
 
+from nesyworld.hybrid.boundary.world_adapter import oracle
 from nesyworld.hybrid.execution.monitor import OperatorFailure, check_effects
 from nesyworld.hybrid.execution.operators import GroundOperator
 from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, Knowledge
@@ -332,7 +333,7 @@ def spending_actions(world: World, action_names: Sequence[str], allowed: Collect
     model cannot be derived."""
     if knowledge == "oracle":
         try:
-            ops = derive(world).operators
+            ops = derive(oracle(world, knowledge)).operators
         except (DerivationError, ValueError):
             return ()
     else:
@@ -402,9 +403,10 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
         raise ValueError(f"the successful rollouts for {op} share no effect the planner uses")
     if new_types is None:
         known = {o.name for o in env.kb.base.objects}
-        seen = (env.world.types.names if knowledge == "oracle" else
+        names = wins[0].start.names  # the detector's vocabulary, in its order
+        seen = (oracle(env.world, knowledge).types.names if knowledge == "oracle" else
                 {t for r in wins for z in (r.start, r.end) for t in observed_types(z)})
-        new_types = [t for t in env.world.types.names if t not in known and t in seen]
+        new_types = [t for t in names if t not in known and t in seen]
     name = name or _next_name(op.name, kb if kb is not None else env.kb)
     steps = spent_steps + env.env_steps - before
     provenance = (f"learned after {op} failed ({failure.kind}: {failure.reason or 'effects'})"

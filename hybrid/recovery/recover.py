@@ -19,12 +19,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from weakref import WeakKeyDictionary
 
+from nesyworld.hybrid.boundary.world_adapter import WorldAdapter
 from nesyworld.hybrid.execution.monitor import OperatorFailure
 from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, Knowledge
+from nesyworld.hybrid.knowledge.oracle import goal_reachable, relaxed_reachable
+from nesyworld.hybrid.knowledge.regime import observed_types
 from nesyworld.hybrid.recovery.env import (
     RecoveryEnvConfig,
     Win,
     focus_actions,
+    new_types,
     novel_actions,
     recovery_actions,
     recovery_env_factory,
@@ -38,12 +42,7 @@ from nesyworld.hybrid.recovery.induction import (
 )
 from nesyworld.hybrid.recovery.learned_operator import LearnedOperator, build_learned_operator
 from nesyworld.hybrid.recovery.recurrence import RecurrenceTest
-from nesyworld.hybrid.recovery.starts import (
-    goal_reachable,
-    model_goal_reachable,
-    relaxed_reachable,
-    sample_failure_starts,
-)
+from nesyworld.hybrid.recovery.starts import model_goal_reachable, sample_failure_starts
 from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import EpochRecord, ICMConfig, PPOConfig, TrainConfig, TrainResult, train
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
@@ -51,12 +50,11 @@ from nesyworld.symbolic.planning.planners import PlanCache, Planner
 from nesyworld.world import World
 from nesyworld.world.actions.schema import CountChange
 from nesyworld.world.envs.gym_env import Refusals
-from nesyworld.world.observations.builder import ObservationBuilder
 
 
-def recovery_observation_space(world: World, config: RecoveryEnvConfig) -> Any:
-    """The observation space a recovery env of this world has."""
-    return ObservationBuilder(world, world.main, config.observation).space
+def recovery_observation_space(env: WorldAdapter, config: RecoveryEnvConfig) -> Any:
+    """The observation space a recovery env of this env has."""
+    return env.observation_space(config.observation)
 
 
 RARE = "rare failure"
@@ -280,19 +278,22 @@ class Recovery:
         self.refusals = refusals
         """Whether the maps sampled for more starts explain refusals (as the agent's env)."""
 
-    def learn(self, world: World, failure: OperatorFailure,
+    def learn(self, env: WorldAdapter | World, failure: OperatorFailure,
               previous: LearnedOperator | None = None) -> RecoveryOutcome:
         """Train on the failure's subproblem; on success add (or, fine-tuning `previous`,
-        replace) the learned operator in the knowledge base. `world` is only read."""
+        replace) the learned operator in the knowledge base. `env`: the agent's env as it
+        sees it (hybrid/boundary), only read; a bare world is seen through an adapter."""
         if failure.snapshot is None:
             raise ValueError("the failure has no snapshot to restart from")
-        self.goal = dict(world.spec.goal)
+        if isinstance(env, World):
+            env = WorldAdapter.of_world(env, self.refusals)
+        self.goal = env.goal()
         s = self.config
         start = time.perf_counter()
         # fine-tune when the policy can read this world's observations; a novelty that
         # added types since it was learned means learning it again (under the same name)
         tuning = previous is not None and previous.checkpoint is not None and (
-            previous.fits(recovery_observation_space(world, s.env)))
+            previous.fits(recovery_observation_space(env, s.env)))
         kwargs: dict[str, Any] = {}
         extra: list[OperatorFailure] = []
         sampling_steps = 0
@@ -302,7 +303,7 @@ class Recovery:
                 return RecoveryOutcome(str(failure), None, 0, 0, time.perf_counter() - start,
                                        False, False, False, error=known + " (measured "
                                        "before, with the same knowledge)")
-            extra, sampling_steps, maps = self._sample(world, failure)
+            extra, sampling_steps, maps = self._sample(env, failure)
             if s.recurrence.proven_rare(len(extra), maps):
                 verdict = (f"{RARE}: {s.recurrence.verdict(len(extra), maps)}; left to "
                            "replanning")
@@ -311,8 +312,8 @@ class Recovery:
                                        time.perf_counter() - start, False, False, False,
                                        error=verdict, extra_starts=len(extra))
         # no training from dead ends: only starts from which the goal is still reachable
-        extra = [f for f in extra if self.reachable(world, f) is not False]
-        if self.reachable(world, failure) is False:
+        extra = [f for f in extra if self.reachable(env, f) is not False]
+        if self.reachable(env, failure) is False:
             if not extra:
                 return RecoveryOutcome(str(failure), None, sampling_steps, 0,
                                        time.perf_counter() - start, False, False, False,
@@ -325,17 +326,17 @@ class Recovery:
             extra = [*extra, *previous.starts]
             ppo = replace(s.ppo, lr=s.finetune_lr)
         else:
-            kwargs["action_names"] = names = recovery_actions(world)
-            ppo = replace(s.ppo, action_prior=self.action_prior(world, failure, names))
+            kwargs["action_names"] = names = recovery_actions(env.actions())
+            ppo = replace(s.ppo, action_prior=self.action_prior(env, failure, names))
         kwargs["starts"] = extra
-        kwargs["goal"] = dict(world.spec.goal)  # the task as the world states it now
-        factory = recovery_env_factory(world.spec, failure.snapshot, failure, self.kb, s.env,
+        kwargs["goal"] = env.goal()  # the task as the agent is told it now
+        factory = recovery_env_factory(env.recipe, failure.snapshot, failure, self.kb, s.env,
                                        **kwargs)
         init = previous.checkpoint if tuning and previous is not None else None
         watch = Watch(lambda wins: induce_from_wins(
-            wins, self.kb, failure, world.spec, self.goal or {}, self.planner,
-            self._new_types(world, wins), self.skills, self.known_actions or (),
-            self.refusals), s.induce_tries if s.induce and not tuning else 0)
+            wins, self.kb, failure, env.recipe, self.goal or {}, self.planner,
+            self._new_types(env, wins), self.skills, self.known_actions or ()),
+            s.induce_tries if s.induce and not tuning else 0)
 
         def on_chunk(steps: int) -> bool:
             if self.on_chunk is not None:
@@ -364,7 +365,7 @@ class Recovery:
         except ValueError as err:
             return self._outcome(failure, None, result, checker.env_steps + sampling_steps,
                                  start, tuning, False, str(err), 0 if tuning else len(extra))
-        dropped = (self._check_declared(world, failure, learned)
+        dropped = (self._check_declared(env, failure, learned)
                    if self.knowledge == "oracle" else None)
         if dropped is not None:
             return self._outcome(failure, None, result, checker.env_steps + sampling_steps,
@@ -375,12 +376,12 @@ class Recovery:
         return self._outcome(failure, learned, result, checker.env_steps + sampling_steps,
                              start, tuning, uses, "", 0 if tuning else len(extra))
 
-    def _new_types(self, world: World, wins: Sequence[Win]) -> set[str]:
+    def _new_types(self, env: WorldAdapter, wins: Sequence[Win]) -> set[str]:
         """The types new since the knowledge base that the episodes showed (the oracle
         regime: that the world registers)."""
         if self.knowledge == "oracle":
             known = {o.name for o in self.kb.base.objects}
-            return {t for t in world.types.names if t not in known}
+            return {t for t in env.oracle(self.knowledge).types.names if t not in known}
         return shown_types(self.kb, wins)
 
     def _adopt_induced(self, failure: OperatorFailure, found: Induced, result: TrainResult,
@@ -409,7 +410,7 @@ class Recovery:
         """The verdict when this knowledge base already measured the failure rare."""
         return _RARE_VERDICTS.get(self.kb, {}).get(self._rare_key(failure), "")
 
-    def _sample(self, world: World, failure: OperatorFailure
+    def _sample(self, env: WorldAdapter, failure: OperatorFailure
                 ) -> tuple[list[OperatorFailure], int, int]:
         """The failure met again on the run's fresh maps: (failures, env steps, maps). The
         first `extra_maps` maps give the starts; a failure that looks rare on them is
@@ -420,32 +421,31 @@ class Recovery:
         more = s.extra_maps
         while more:
             seeds = self._map_seeds(s.train.seed, failure, maps + more)[maps:]
-            sampled = sample_failure_starts(world.spec, self.kb, failure, seeds,
-                                            planner=self.planner, skills=self.skills,
-                                            refusals=self.refusals)
+            sampled = sample_failure_starts(env.recipe, self.kb, failure, seeds,
+                                            planner=self.planner, skills=self.skills)
             found += sampled.failures
             steps += sampled.env_steps
             maps += sampled.maps_tried
             more = s.recurrence.more_maps(len(found), maps)
         return found, steps, maps
 
-    def reachable(self, world: World, failure: OperatorFailure) -> bool | None:
+    def reachable(self, env: WorldAdapter, failure: OperatorFailure) -> bool | None:
         """The dead-end test of a start: False only when the goal surely cannot be reached
         from it, judged on the agent's own model in the closed regime and on the world's
         declared model in the oracle one (hybrid/recovery/starts.py)."""
         if self.knowledge == "oracle":
-            return goal_reachable(world.spec, failure.snapshot, self.planner)
+            return goal_reachable(env.oracle(self.knowledge).spec, failure.snapshot,
+                                  self.planner)
         return model_goal_reachable(self.kb, failure.before, self.goal or {})
 
-    @staticmethod
-    def _check_declared(world: World, failure: OperatorFailure, learned: LearnedOperator
-                        ) -> str | None:
+    def _check_declared(self, env: WorldAdapter, failure: OperatorFailure,
+                        learned: LearnedOperator) -> str | None:
         """The oracle regime's check of a learned operator before it is spliced in (in the
         closed regime it is checked only against the rollouts it was built from): a count it
         promises to raise must be one the world's own model can raise from the failure state
         (in its sound relaxation). A gain it cannot explain is taken
         out of the promise (promising less stays sound); the reason when nothing is left."""
-        have = relaxed_reachable(world.spec, failure.snapshot)
+        have = relaxed_reachable(env.oracle(self.knowledge).spec, failure.snapshot)
         if have is None:
             return None
         effects = tuple(e for e in learned.schema.effects if not (
@@ -460,8 +460,8 @@ class Recovery:
             "explain left out"))
         return None
 
-    def action_prior(self, world: World, failure: OperatorFailure, names: tuple[str, ...]
-                     ) -> tuple[float, ...]:
+    def action_prior(self, env: WorldAdapter, failure: OperatorFailure,
+                     names: tuple[str, ...]) -> tuple[float, ...]:
         """The policy's action prior: `focus_bias` on the focus actions, `novelty_bias` more
         on the novel ones, 0 elsewhere."""
         s = self.config
@@ -469,8 +469,13 @@ class Recovery:
             return ()
         known = self.known_actions if self.known_actions is not None else names
         types = {o.name for o in self.kb.base.objects}
-        focus = focus_actions(world, failure.operator, known, types)
-        novel = novel_actions(world, known, types)
+        # new types: those observed at the failure (the oracle: those the world registers)
+        shown = (env.oracle(self.knowledge).types.names if self.knowledge == "oracle"
+                 else observed_types(failure.before) if failure.before is not None else ())
+        fresh = new_types(shown, types)
+        offered = env.actions()
+        focus = focus_actions(offered, failure.operator, known, fresh)
+        novel = novel_actions(offered, known, fresh)
         return tuple(s.focus_bias * (n in focus) + s.novelty_bias * (n in novel)
                      for n in names)
 

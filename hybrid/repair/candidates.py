@@ -172,6 +172,73 @@ def from_refusal(evidence: Evidence) -> list[Candidate]:
     return out
 
 
+AMOUNT_STEPS = (1, 2)
+"""How much more of an input a refusal that says nothing may mean: one more, two more."""
+
+
+def silent_amounts(evidence: Evidence) -> list[Candidate]:
+    """A refusal that says nothing (a silent environment, or a reason that cannot be read)
+    of an operator that spends items: each item it spends may now be needed, and spent, in a
+    larger amount (a recipe or a trade that asks more). One hypothesis per item and amount,
+    the smallest rises first; execution tells which holds."""
+    failure, reading = evidence.failure, evidence.refusal
+    if failure.kind != "refused" or reading.needs or reading.impossible:
+        return []
+    schema, kept = specialize(failure.operator)
+    spends = {e.arg: -e.delta for e in schema.effects
+              if isinstance(e, CountChange) and e.fluent == INVENTORY and e.delta < 0}
+    needed = {c.arg: c.value for c in schema.preconditions
+              if isinstance(c, CountAtLeast) and c.fluent == INVENTORY}
+    out: list[Candidate] = []
+    for step in AMOUNT_STEPS:
+        for item, spent in sorted(spends.items()):
+            amount = max(spent, needed.get(item, 0)) + step
+            cond = CountAtLeast(INVENTORY, item, amount)
+            more = replace(schema, preconditions=with_condition(schema.preconditions, cond),
+                           effects=with_count(schema.effects, INVENTORY, item, -amount))
+            out.append(_pair(evidence, more, kept, "consume",
+                             f"refused without a reason: it may need, and spend, {amount} "
+                             f"{item}", rank=3))
+    return out
+
+
+def inventory_items(kb: KnowledgeBase) -> list[str]:
+    """The items the knowledge base's operators count in the inventory, sorted."""
+    return sorted({x.arg for e in kb for x in (*e.operator.preconditions, *e.operator.effects)
+                   if isinstance(x, (CountAtLeast, CountChange)) and x.fluent == INVENTORY
+                   and not x.arg.startswith("?")})
+
+
+def silent_substitutes(evidence: Evidence, kb: KnowledgeBase) -> list[Candidate]:
+    """A refusal that says nothing of an operator that spends items: it may now ask for
+    another item the agent knows in place of one it spends (a trader who wants something
+    else), one of it. After `silent_amounts` (rank 4): a new price is a wider guess than a
+    higher one."""
+    failure, reading = evidence.failure, evidence.refusal
+    if failure.kind != "refused" or reading.needs or reading.impossible:
+        return []
+    schema, kept = specialize(failure.operator)
+    spends = sorted(e.arg for e in schema.effects
+                    if isinstance(e, CountChange) and e.fluent == INVENTORY and e.delta < 0)
+    gains = {e.arg for e in schema.effects
+             if isinstance(e, CountChange) and e.fluent == INVENTORY and e.delta > 0}
+    out: list[Candidate] = []
+    for old in spends:
+        pre = tuple(c for c in schema.preconditions if not (
+            isinstance(c, CountAtLeast) and (c.fluent, c.arg) == (INVENTORY, old)))
+        for new in inventory_items(kb):
+            if new in gains or new in spends:
+                continue
+            effects = with_count(with_count(schema.effects, INVENTORY, old, 0), INVENTORY,
+                                 new, -1)
+            other = replace(schema, preconditions=with_condition(
+                pre, CountAtLeast(INVENTORY, new, 1)), effects=effects)
+            out.append(_pair(evidence, other, kept, "consume",
+                             f"refused without a reason: it may take one {new} in place of "
+                             f"{old}", rank=4))
+    return out
+
+
 def from_observation(evidence: Evidence) -> list[Candidate]:
     """The observed change as the operator's count effects, with what it spent required; when
     it changed nothing at all, the same action repeated (if the schema can say so)."""
@@ -305,7 +372,8 @@ def candidates(evidence: Evidence, kb: KnowledgeBase,
     if evidence.failure.operator.schema.action.startswith("policy:"):
         return []
     observed = from_observation(evidence)
-    out = [*from_refusal(evidence), *observed, *substituted_outputs(evidence, kb, observed)]
+    out = [*from_refusal(evidence), *observed, *substituted_outputs(evidence, kb, observed),
+           *silent_amounts(evidence), *silent_substitutes(evidence, kb)]
     if parents is not None:
         out += role_substitutes(evidence, kb, parents)
     op = evidence.failure.operator

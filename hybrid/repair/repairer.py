@@ -15,6 +15,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from nesyworld.hybrid.boundary.world_adapter import WorldAdapter
 from nesyworld.hybrid.execution.monitor import OperatorFailure
 from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, Knowledge
 from nesyworld.hybrid.knowledge.regime import kb_parents, observed_types
@@ -31,11 +32,9 @@ from nesyworld.hybrid.repair.candidates import (
 from nesyworld.hybrid.repair.evidence import Evidence, RefusalReading
 from nesyworld.hybrid.repair.trials import Experiments, experiment, requirements
 from nesyworld.hybrid.repair.verify import verify
-from nesyworld.symbolic.derivation.abstraction import abstract
 from nesyworld.symbolic.derivation.derive import derive
 from nesyworld.symbolic.knowledge_base import KnowledgeBase, operator_pddl
 from nesyworld.symbolic.planning.planners import Planner
-from nesyworld.world import World
 from nesyworld.world.actions.schema import AIR, WORLD
 from nesyworld.world.envs.gym_env import Refusals
 
@@ -45,8 +44,9 @@ class RepairConfig:
     """How hard model repair tries before the agent learns."""
 
     enabled: bool = True
-    max_candidates: int = 8
-    """Candidates verified per failure, best first (each costs a verification run)."""
+    max_candidates: int = 16
+    """Candidates verified per failure, best first (each costs a verification run; a
+    refusal that says nothing leaves more guesses to try)."""
     verify_steps: int = 300
     """Env steps a verification run may take."""
     max_trials: int = 64
@@ -116,47 +116,50 @@ class ModelRepair:
         self.refusals = refusals
         """Whether the verification copy explains its refusals, as the agent's env does."""
 
-    def _world_operators(self, world: World) -> list[Any]:
+    def _world_operators(self, env: WorldAdapter) -> list[Any]:
         """The post-novelty world's own derived operators: the oracle's, never the closed
         agent's (it has none to read)."""
-        return derive(world).operators if self.knowledge == "oracle" else []
+        if self.knowledge != "oracle":
+            return []
+        return derive(env.oracle(self.knowledge)).operators
 
-    def _parents(self, world: World) -> dict[str, tuple[str, ...]]:
+    def _parents(self, env: WorldAdapter) -> dict[str, tuple[str, ...]]:
         """The type hierarchy the agent knows: the world's in the oracle regime, the
         knowledge base's in the closed one (a new type's category is then unknown)."""
         if self.knowledge == "oracle":
-            return {n: tuple(et.parents) for n, et in world.spec.entity_types.items()}
+            return {n: tuple(et.parents) for n, et in
+                    env.oracle(self.knowledge).spec.entity_types.items()}
         return kb_parents(self.kb)
 
-    def repair(self, world: World, evidence: Evidence) -> RepairOutcome:
-        """Try the candidates for a failure on `world`'s current state (only read)."""
-        ops = self._world_operators(world)  # map effects too (the oracle's only)
-        found = self._experiment(world, evidence)
-        cands = candidates(evidence, self.kb, self._parents(world))
+    def repair(self, env: WorldAdapter, evidence: Evidence) -> RepairOutcome:
+        """Try the candidates for a failure on the env's current state (only read)."""
+        ops = self._world_operators(env)  # map effects too (the oracle's only)
+        found = self._experiment(env, evidence)
+        cands = candidates(evidence, self.kb, self._parents(env))
         if cands:  # none for a learned operator
             cands = sorted([*cands, *failed_action_declared(ops, evidence, self.kb),
                             *self._required(evidence, found)], key=lambda c: c.rank)
-        return self.attempt(world, evidence, with_declared(cands, self._declared(
+        return self.attempt(env, evidence, with_declared(cands, self._declared(
             ops, evidence, found), found is not None), found)
 
-    def bridge(self, world: World, evidence: Evidence) -> RepairOutcome:
+    def bridge(self, env: WorldAdapter, evidence: Evidence) -> RepairOutcome:
         """When the knowledge base has no plan at all: new types in the roles of absent ones,
         and what is new: as trials show it (closed regime) or as the world declares it
         (oracle)."""
-        found = self._experiment(world, evidence)
-        cands = role_substitutes(evidence, self.kb, self._parents(world))
-        return self.attempt(world, evidence, with_declared(
-            cands, self._declared(self._world_operators(world), evidence, found),
+        found = self._experiment(env, evidence)
+        cands = role_substitutes(evidence, self.kb, self._parents(env))
+        return self.attempt(env, evidence, with_declared(
+            cands, self._declared(self._world_operators(env), evidence, found),
             found is not None), found)
 
-    def _experiment(self, world: World, evidence: Evidence) -> Experiments | None:
+    def _experiment(self, env: WorldAdapter, evidence: Evidence) -> Experiments | None:
         """The closed regime's trials of what is new (trials.py); None in the oracle regime,
         which reads the world's declared operators instead, or when nothing is new."""
         if self.knowledge == "oracle" or not (evidence.new_actions or evidence.new_types):
             return None
-        return experiment(world.spec, world.snapshot(), abstract(world), self.kb,
-                          world.action_names(), evidence.new_actions, evidence.new_types,
-                          self.refusals, self.config.max_trials, self.config.trial_steps)
+        return experiment(env.recipe, env.snapshot(), env.detect(), self.kb, env.actions(),
+                          evidence.new_actions, evidence.new_types, self.config.max_trials,
+                          self.config.trial_steps)
 
     def _required(self, evidence: Evidence, found: Experiments | None) -> list[Candidate]:
         """A refusal that says nothing (a silent environment): the operator may now need
@@ -183,13 +186,13 @@ class ModelRepair:
             return ()
         return declared_operators(ops, evidence.new_actions, self.kb, evidence.new_types)
 
-    def attempt(self, world: World, evidence: Evidence, cands: list[Candidate],
+    def attempt(self, env: WorldAdapter, evidence: Evidence, cands: list[Candidate],
                 found: Experiments | None = None) -> RepairOutcome:
         """Verify `cands` in order; keep the first that holds up. `found`: the trials that
         induced some of them, whose env steps count too."""
         start = time.perf_counter()
         failure: OperatorFailure = evidence.failure
-        snapshot, z = world.snapshot(), abstract(world)
+        snapshot, z = env.snapshot(), env.detect()
         steps = found.env_steps if found is not None else 0
         tried: list[dict[str, str]] = []
         if found is not None:
@@ -197,17 +200,16 @@ class ModelRepair:
                           "verdict": found.describe()})
         for cand in cands[:self.config.max_candidates]:
             repaired = cand.apply(self.kb)
-            plan = self.planner.plan(repaired.derivation(z), goal=dict(world.spec.goal))
+            plan = self.planner.plan(repaired.derivation(z), goal=env.goal())
             if not plan.ok:
                 tried.append({"kind": cand.kind, "rationale": cand.rationale,
                               "verdict": f"no plan ({plan.status})"})
                 continue
             watched = {op.name for op in cand.operators}
-            result = verify(world.spec, snapshot, repaired, watched, planner=self.planner,
+            result = verify(env.recipe, snapshot, repaired, watched, planner=self.planner,
                             skills=self.skills, known_types=self.known_types,
                             known_actions=self.known_actions,
-                            max_steps=self.config.verify_steps, mode=self.mode,
-                            refusals=self.refusals)
+                            max_steps=self.config.verify_steps, mode=self.mode)
             steps += result.env_steps
             tried.append({"kind": cand.kind, "rationale": cand.rationale,
                           "verdict": result.verdict, "detail": result.detail})
@@ -241,7 +243,7 @@ def _pddl(kb: KnowledgeBase, name: str) -> str:
         return ""
 
 
-def novelty_context(kb: KnowledgeBase, world: World, known_actions: Collection[str],
+def novelty_context(kb: KnowledgeBase, env: WorldAdapter, known_actions: Collection[str],
                     knowledge: Knowledge = DEFAULT_KNOWLEDGE) -> dict[str, tuple[str, ...]]:
     """What is new or gone since the knowledge base was made: entity types the knowledge base
     does not know (in the closed regime those the agent observes, on the map, held or in its
@@ -249,12 +251,13 @@ def novelty_context(kb: KnowledgeBase, world: World, known_actions: Collection[s
     `known_actions` (the knowledge base's own world's), and types the knowledge base's world
     had on the map that this one has none of."""
     known_types = {o.name for o in kb.base.objects}
-    z0, z = kb.base.initial, abstract(world)
+    z0, z = kb.base.initial, env.detect()
     present = {n for i, n in enumerate(z.names) if z.world[i] > 0}
-    types = world.types.names if knowledge == "oracle" else observed_types(z)
+    types = (env.oracle(knowledge).types.names if knowledge == "oracle"
+             else observed_types(z))
     return {
         "new_types": tuple(t for t in types if t not in known_types and t != AIR),
-        "new_actions": tuple(a for a in world.action_names() if a not in known_actions),
+        "new_actions": tuple(a for a in env.actions() if a not in known_actions),
         "absent_types": tuple(n for n in z0.names if n != AIR and z0.count(WORLD, n) > 0
                               and n not in present),
     }

@@ -29,8 +29,10 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from nesyworld.hybrid.boundary.interface import Outcome
+from nesyworld.hybrid.boundary.world_adapter import CopyRecipe
 from nesyworld.hybrid.recovery.learned_operator import FUNCTIONAL, Rollout, common_effects
-from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
+from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world import Snapshot
 from nesyworld.world.actions.movement import ROOT_TYPE
@@ -49,8 +51,6 @@ from nesyworld.world.actions.schema import (
     Param,
     SetFact,
 )
-from nesyworld.world.envs.gym_env import NesyGridEnv, Refusals
-from nesyworld.world.spec.model import WorldSpec
 
 SKIPPED = frozenset({"give_up", "nop"})
 """Actions never tried: giving up ends the episode, waiting changes only the clock."""
@@ -164,36 +164,31 @@ def follow_ups(results: Sequence[TrialResult], offered: Sequence[str],
     return out
 
 
-def run_trials(spec: WorldSpec, snapshot: Snapshot, trials: Sequence[Trial],
-               refusals: Refusals = "explained", max_steps: int = 200
-               ) -> tuple[list[TrialResult], int]:
-    """Each trial from `snapshot` in a copy of the world; (results, env steps taken). The
-    copy explains refusals only as the agent's env does."""
-    env = NesyGridEnv(spec, refusals=refusals)
-    env.reset(seed=0)
-    world = env.unwrapped.world
+def run_trials(copies: CopyRecipe, snapshot: Snapshot, trials: Sequence[Trial],
+               max_steps: int = 200) -> tuple[list[TrialResult], int]:
+    """Each trial from `snapshot` in a restored copy of the env; (results, env steps
+    taken). The copy explains refusals only as the agent's env does."""
+    env = copies.adapter()
     steps = 0
     out: list[TrialResult] = []
     for trial in trials:
         if steps >= max_steps:
             break
-        world.restore(snapshot)
-        names = env.unwrapped.action_names
-        ok, reason = True, ""
+        env.restore(snapshot)
+        outcome = Outcome(True)
         for action in trial.prefix:
-            info = env.step(names.index(action))[-1]
+            outcome = env.step(action)
             steps += 1
-            ok, reason = bool(info["ok"]), str(info.get("reason", ""))
-            if not ok:
+            if not outcome.accepted:
                 break
-        if not ok:
-            out.append(TrialResult(trial, False, f"the context failed: {reason}", None, None))
+        if not outcome.accepted:
+            out.append(TrialResult(trial, False, f"the context failed: {outcome.reason}",
+                                   None, None))
             continue
-        z0 = abstract(world)
-        info = env.step(names.index(trial.action))[-1]
+        z0 = env.detect()
+        outcome = env.step(trial.action)
         steps += 1
-        out.append(TrialResult(trial, bool(info["ok"]), str(info.get("reason", "")), z0,
-                               abstract(world)))
+        out.append(TrialResult(trial, outcome.accepted, outcome.reason, z0, env.detect()))
     return out, steps
 
 
@@ -265,19 +260,19 @@ def _name(trial: Trial, kb: KnowledgeBase, taken: Collection[str]) -> str:
     return name
 
 
-def experiment(spec: WorldSpec, snapshot: Snapshot, z: SymbolicState, kb: KnowledgeBase,
+def experiment(copies: CopyRecipe, snapshot: Snapshot, z: SymbolicState, kb: KnowledgeBase,
                offered: Sequence[str], new_actions: Collection[str],
-               new_types: Collection[str], refusals: Refusals = "explained",
-               max_trials: int = 64, max_steps: int = 200) -> Experiments:
+               new_types: Collection[str], max_trials: int = 64, max_steps: int = 200
+               ) -> Experiments:
     """Plan the trials for state `z`, run them from `snapshot`, and induce one operator per
     action (per faced type, for the generic ones) from its first trial that changed
     something."""
     generic = generic_actions(kb)
     trials = plan_trials(z, offered, new_actions, new_types, generic, max_trials)
-    results, steps = run_trials(spec, snapshot, trials, refusals, max_steps)
+    results, steps = run_trials(copies, snapshot, trials, max_steps)
     deeper = follow_ups(results, offered, new_actions, new_types, generic)
     deeper = deeper[:max(0, max_trials - len(trials))]
-    more, extra = run_trials(spec, snapshot, deeper, refusals, max(0, max_steps - steps))
+    more, extra = run_trials(copies, snapshot, deeper, max(0, max_steps - steps))
     found = Experiments(results=[*results, *more], env_steps=steps + extra)
     seen: set[tuple[str, str]] = set()
     known = [e.operator for e in kb if e.status == "active"]

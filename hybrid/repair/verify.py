@@ -3,8 +3,9 @@ in a copy of the world restored to the agent's current state.
 
 A repair is kept only when this run either reaches the goal or executes a repaired operator
 and the monitor finds it did what it now declares, with no failure of a repaired operator on
-the way. The copy is the world's own spec restored from a snapshot, as the recovery env does
-for learning, so the agent's episode is not touched; every step it takes is counted.
+the way. The copy is made by the agent's env (hybrid/boundary/world_adapter.py) and restored
+from a snapshot, as the recovery env does for learning, so the agent's episode is not
+touched; every step it takes is counted.
 """
 
 from __future__ import annotations
@@ -14,11 +15,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from nesyworld.hybrid.agents.planning_agent import PlanningAgent, PlanningConfig
+from nesyworld.hybrid.boundary.world_adapter import CopyRecipe
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import Planner
 from nesyworld.world import Snapshot
-from nesyworld.world.envs.gym_env import NesyGridEnv, Refusals
-from nesyworld.world.spec.model import WorldSpec
 
 Verdict = Literal["goal", "progress", "refuted", "no_plan", "inconclusive"]
 ACCEPTED: frozenset[str] = frozenset({"goal", "progress"})
@@ -35,18 +35,15 @@ class Verification:
         return self.verdict in ACCEPTED
 
 
-def verify(spec: WorldSpec, snapshot: Snapshot, kb: KnowledgeBase, watched: Collection[str],
-           *, planner: Planner | None = None, skills: Mapping[str, Any] | None = None,
-           known_types: Collection[str] = (), known_actions: Collection[str] = (),
-           max_steps: int = 300, mode: str = "macro", refusals: Refusals = "explained"
+def verify(copies: CopyRecipe, snapshot: Snapshot, kb: KnowledgeBase,
+           watched: Collection[str], *, planner: Planner | None = None,
+           skills: Mapping[str, Any] | None = None, known_types: Collection[str] = (),
+           known_actions: Collection[str] = (), max_steps: int = 300, mode: str = "macro"
            ) -> Verification:
     """Run the planning agent with `kb` from `snapshot` until the goal, a failure of a
-    `watched` (repaired) operator, the end of the episode or `max_steps`. `refusals`: the
-    copy explains its refusals as the agent's own env does, no more."""
-    env = NesyGridEnv(spec, refusals=refusals)
-    env.reset(seed=0)
-    world = env.unwrapped.world
-    world.restore(snapshot)
+    `watched` (repaired) operator, the end of the episode or `max_steps`. The copy explains
+    its refusals as the agent's own env does, no more."""
+    env = copies.env(snapshot)
     agent = PlanningAgent(env, kb, PlanningConfig(mode=mode,  # type: ignore[arg-type]
                                                   max_failures_per_operator=1))
     if planner is not None:
@@ -67,7 +64,7 @@ def verify(spec: WorldSpec, snapshot: Snapshot, kb: KnowledgeBase, watched: Coll
             return Verification("refuted", steps, str(bad))
         if terminated or truncated:
             break
-    if info.get("success") or world.goal_reached():
+    if info.get("success") or agent.boundary.goal_reached():
         return Verification("goal", steps)
     if not any(e.kind == "plan" for e in agent.events):
         return Verification("no_plan", steps, next(

@@ -29,7 +29,8 @@ def test_settings_alternate_and_rows_keep_adapted_runs_apart(
     # each seed runs both settings, the first one flipping from seed to seed
     assert order == [(0, None), (0, 0.0), (1, 0.0), (1, None)]
     rows = {r["setting"]: r for r in json.loads(capsys.readouterr().out)}
-    default, without = rows["rapidlearn+ in-process"], rows["rapidlearn+ bias0 in-process"]
+    default = rows["rapidlearn+ in-process closed"]
+    without = rows["rapidlearn+ bias0 in-process closed"]
     assert (default["runs"], default["adapted"], default["t_adapt_mean"]) == (2, 2, 1_500)
     assert default["seconds"] == "2.0-4.0" and default["ratio_median"] == 6.0
     # the run that did not adapt counts as a run, never in the means or times

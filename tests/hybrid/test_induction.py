@@ -72,7 +72,7 @@ def test_only_the_changes_the_knowledge_base_does_not_explain_become_operators()
 def test_the_induced_operators_verify_by_execution_and_join_the_knowledge_base() -> None:
     agent, failure, win = axe_case()
     kb = KB.copy()
-    found = induce_from_wins([win], kb, failure, agent.world.spec, {"pogo_stick": 1},
+    found = induce_from_wins([win], kb, failure, agent.boundary.recipe, {"pogo_stick": 1},
                              Planner(), new_types={"axe"})
     assert found.ok and found.verdict == "goal" and found.env_steps > 0
     # the failed operator now requires what the episode did before it worked

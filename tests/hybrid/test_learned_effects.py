@@ -46,10 +46,12 @@ def test_world_counts_only_for_the_failed_objects_and_when_all_agree() -> None:
 
 
 def test_a_learned_gain_the_worlds_semantics_cannot_explain_is_not_promised() -> None:
+    from nesyworld.hybrid.boundary import OracleRefused, WorldAdapter
     from nesyworld.hybrid.execution.monitor import OperatorFailure
     from nesyworld.hybrid.execution.operators import GroundOperator
     from nesyworld.hybrid.recovery.learned_operator import LearnedOperator
     from nesyworld.hybrid.recovery.recover import Recovery
+    from nesyworld.symbolic.knowledge_base import KnowledgeBase
     from nesyworld.world import World
     from nesyworld.world.actions.schema import OperatorSchema
     from nesyworld.world.novelty.transforms import apply_novelties
@@ -63,11 +65,15 @@ def test_a_learned_gain_the_worlds_semantics_cannot_explain_is_not_promised() ->
         schema = OperatorSchema("learned_x_1", (), (), effects, "policy:learned_x_1", "t")
         return LearnedOperator(schema, lambda o, m: 0, (), ObservationConfig(), 1.0, 1, 1, "")
 
+    oracle = Recovery(KnowledgeBase.from_world("pogostick"), knowledge="oracle")
+    env = WorldAdapter.of_world(world)
     both = learned(CountChange(INVENTORY, "oak_log", 1), CountChange(INVENTORY, "trader", 1))
-    assert Recovery._check_declared(world, failure, both) is None
+    assert oracle._check_declared(env, failure, both) is None
     assert both.schema.effects == (CountChange(INVENTORY, "oak_log", 1),)
     only = learned(CountChange(INVENTORY, "trader", 1))
-    assert "declared semantics" in (Recovery._check_declared(world, failure, only) or "")
+    assert "declared semantics" in (oracle._check_declared(env, failure, only) or "")
+    with pytest.raises(OracleRefused):  # the closed agent has no such check to make
+        Recovery(KnowledgeBase.from_world("pogostick"))._check_declared(env, failure, only)
 
 
 def test_a_stand_in_promises_the_failed_operators_gains_not_its_detours() -> None:

@@ -7,8 +7,15 @@ from functools import cache
 
 from nesyworld.hybrid import PlanningAgent, PlanningConfig
 from nesyworld.hybrid.agents.planning_agent import pre_novelty_actions
+from nesyworld.hybrid.boundary import WorldAdapter
 from nesyworld.hybrid.execution.monitor import OperatorFailure
-from nesyworld.hybrid.recovery.env import focus_actions, novel_actions, recovery_actions
+from nesyworld.hybrid.knowledge.regime import observed_types
+from nesyworld.hybrid.recovery.env import (
+    focus_actions,
+    new_types,
+    novel_actions,
+    recovery_actions,
+)
 from nesyworld.hybrid.recovery.recover import Recovery, RecoveryConfig
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world import World
@@ -42,33 +49,41 @@ def known_types() -> set[str]:
     return {o.name for o in KB.base.objects}
 
 
+def fresh(world: World, failure: OperatorFailure) -> set[str]:
+    """The new types the agent observed at the failure."""
+    assert failure.before is not None
+    return new_types(observed_types(failure.before), known_types())
+
+
 def test_the_novel_actions_are_those_the_novelty_brought() -> None:
     world, failure = fire_failure()
     before = pre_novelty_actions(KB, world)
-    novel = novel_actions(world, before, known_types())
+    offered = world.action_names()
+    novel = novel_actions(offered, before, fresh(world, failure))
     assert failure.operator.name == "craft_pogo_stick"
     assert novel >= FIRE_FIX
     assert "select_bucket" in novel  # names a type the novelty brought
     assert not novel & set(before)  # the pogostick world had none of them
-    assert novel <= focus_actions(world, failure.operator, before, known_types())
+    assert novel <= focus_actions(offered, failure.operator, before, fresh(world, failure))
     # nothing is novel in the world the knowledge base was derived from
-    assert novel_actions(world, world.action_names(), world.types.names) == set()
+    assert novel_actions(offered, offered, ()) == set()
 
 
 def test_the_prior_adds_the_novelty_bias_on_top_of_the_focus_bias() -> None:
     world, failure = fire_failure()
     before = pre_novelty_actions(KB, world)
-    names = recovery_actions(world)
-    focus = focus_actions(world, failure.operator, before, known_types())
-    novel = novel_actions(world, before, known_types())
+    names = recovery_actions(world.action_names())
+    focus = focus_actions(world.action_names(), failure.operator, before, fresh(world, failure))
+    novel = novel_actions(world.action_names(), before, fresh(world, failure))
     config = RecoveryConfig(focus_bias=2.0, novelty_bias=3.0)
-    prior = dict(zip(names, Recovery(KB, config, before).action_prior(world, failure, names),
+    prior = dict(zip(names, Recovery(KB, config, before).action_prior(
+        WorldAdapter.of_world(world), failure, names),
                      strict=True))
     assert {n for n, b in prior.items() if b == 5.0} == novel
     assert {n for n, b in prior.items() if b == 2.0} == focus - novel
     assert {n for n, b in prior.items() if b == 0.0} == set(names) - focus
     assert prior["approach_oak_log"] == 0.0  # neither named by the failure nor new
     without = Recovery(KB, RecoveryConfig(novelty_bias=0.0), before)
-    assert set(without.action_prior(world, failure, names)) == {0.0, 2.0}
+    assert set(without.action_prior(WorldAdapter.of_world(world), failure, names)) == {0.0, 2.0}
     none = Recovery(KB, RecoveryConfig(focus_bias=0.0, novelty_bias=0.0), before)
-    assert none.action_prior(world, failure, names) == ()
+    assert none.action_prior(WorldAdapter.of_world(world), failure, names) == ()

@@ -4,6 +4,7 @@ an accepted trial induces, and the hypotheses a silent refusal gets."""
 from __future__ import annotations
 
 from nesyworld.hybrid import HybridAgent, run_episode
+from nesyworld.hybrid.boundary import CopyRecipe
 from nesyworld.hybrid.repair.trials import (
     Trial,
     TrialResult,
@@ -64,7 +65,7 @@ def test_trials_try_each_new_action_as_is_and_in_each_context() -> None:
 
 def test_an_accepted_trial_induces_its_observed_change() -> None:
     world, kb = _axe_world()
-    found = experiment(world.spec, world.snapshot(), abstract(world), kb,
+    found = experiment(CopyRecipe(world.spec), world.snapshot(), abstract(world), kb,
                        world.action_names(), ["select_axe"], ["axe"])
     assert found.env_steps > 0 and found.results
     (op,) = found.operators

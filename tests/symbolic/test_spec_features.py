@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from nesyworld.hybrid.boundary.world_adapter import body
 from nesyworld.hybrid.execution.operators import GroundOperator
 from nesyworld.hybrid.execution.skills import Primitives, skill_actions
 from nesyworld.symbolic.derivation.derive import derive
@@ -104,10 +105,10 @@ def test_the_skill_hits_until_the_block_breaks() -> None:
     world = World(load_spec(HITS), seed=0)
     op = GroundOperator(operators(world.spec)["break_diamond_ore_with_iron_pickaxe"])  # type: ignore[arg-type]
     assert world.step("approach_diamond_ore").ok and world.step("select_iron_pickaxe").ok
-    taken = [world.step(a).ok for a in skill_actions(world, op, "macro", Primitives(world))]
+    taken = [world.step(a).ok for a in skill_actions(world, op, "macro", Primitives(body(world)))]
     assert taken == [True, True, True] and "diamond" in world.inventory_dict()
     # a block damaged before breaks sooner: the skill stops there, not on what it left
     assert world.step("approach_diamond_ore").ok
     world.state.damage[world.front(world.main)] = 2  # type: ignore[index]
-    taken = [world.step(a).ok for a in skill_actions(world, op, "macro", Primitives(world))]
+    taken = [world.step(a).ok for a in skill_actions(world, op, "macro", Primitives(body(world)))]
     assert taken == [True] and world.inventory_dict()["diamond"] == 18
