@@ -1,4 +1,5 @@
-"""Every ```python block of the README runs when pasted alone, so the front page cannot rot.
+"""Every ```python block of the README, and of the manual's pages in docs/, runs when pasted
+alone, so the front page and the manual cannot rot.
 
 Each block runs in a fresh interpreter, with nothing from the blocks before it (a reader pastes
 one block, not the page), and with a temporary folder as its working directory, so the files it
@@ -89,6 +90,8 @@ def python_blocks(text: str) -> list[Block]:
 
 
 BLOCKS = python_blocks(README.read_text(encoding="utf-8"))
+DOC_BLOCKS = [(page, block) for page in sorted((README.parent / "docs").glob("*.md"))
+              for block in python_blocks(page.read_text(encoding="utf-8"))]
 
 
 def substituted(code: str) -> str:
@@ -116,14 +119,24 @@ def test_every_substitution_matches_once(old: str) -> None:
         f"matches {len(where)} times {where}: update the table in {Path(__file__).name}")
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[b.id for b in BLOCKS])
-def test_block_runs_alone(block: Block, tmp_path: Path) -> None:
+def run_alone(code: str, where: str, tmp_path: Path) -> None:
     try:
-        done = subprocess.run([sys.executable, "-c", substituted(block.code)], cwd=tmp_path,
+        done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path,
                               capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired as timeout:
-        pytest.fail(f"README.md:{block.line}: the block did not finish in {TIMEOUT} s; the end "
+        pytest.fail(f"{where}: the block did not finish in {TIMEOUT} s; the end "
                     f"of its stderr:\n{tail(timeout.stderr)}", pytrace=False)
     if done.returncode != 0:
-        pytest.fail(f"README.md:{block.line}: the block exited with {done.returncode}; the end "
+        pytest.fail(f"{where}: the block exited with {done.returncode}; the end "
                     f"of its stderr:\n{tail(done.stderr)}", pytrace=False)
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[b.id for b in BLOCKS])
+def test_block_runs_alone(block: Block, tmp_path: Path) -> None:
+    run_alone(substituted(block.code), f"README.md:{block.line}", tmp_path)
+
+
+@pytest.mark.parametrize(("page", "block"), DOC_BLOCKS,
+                         ids=[f"{p.stem}-{b.id}" for p, b in DOC_BLOCKS])
+def test_a_manual_page_block_runs_alone(page: Path, block: Block, tmp_path: Path) -> None:
+    run_alone(block.code, f"docs/{page.name}:{block.line}", tmp_path)

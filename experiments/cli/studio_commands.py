@@ -120,7 +120,9 @@ def run_with_studio(args: argparse.Namespace, env: Any, recorder: Any,
     say(f"nesyworld studio: this run live at {studio.url}")
     live = LiveRun(hub, env, {"spec": args.spec, "agent": args.agent,
                               "novelties": list(args.novelty), "seed": args.seed,
-                              "budget": args.budget, "protocol": args.protocol})
+                              "budget": args.budget, "protocol": args.protocol,
+                              "knowledge": getattr(args, "knowledge", None),
+                              "refusals": getattr(args, "refusals", "explained")})
     try:
         status = run(args, live.env, recorder, live)
     except BaseException as exc:

@@ -286,6 +286,28 @@ def protocol_names(records: Iterable[Mapping[str, Any]]) -> list[str]:
     return sorted(names)
 
 
+ORACLE_ERA = "oracle (recorded before the regimes were named)"
+"""The regime of a hybrid agent's record that names none: it could read the post-novelty
+world's model (docs/KNOWLEDGE.md)."""
+
+
+def knowledge_regimes(records: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The knowledge regimes the hybrid agents' records ran in (docs/KNOWLEDGE.md), with
+    their refusal setting when silent; empty when no hybrid agent ran (an RL agent never
+    plans, so it has no regime)."""
+    from nesyworld.hybrid.agents.names import HYBRID_AGENTS
+
+    seen = set()
+    for r in records:
+        if (r.get("spec") or {}).get("agent") not in HYBRID_AGENTS:
+            continue
+        regime = str(r.get("knowledge") or ORACLE_ERA)
+        if r.get("refusals", "explained") != "explained":
+            regime += f", {r['refusals']} refusals"
+        seen.add(regime)
+    return sorted(seen)
+
+
 def write_report(records: Sequence[Mapping[str, Any]], out_dir: str | Path,
                  impact_tolerance: float = 0.0) -> dict[str, Path]:
     """Write metrics.csv, report.md (table 2, comparison with the paper, budgets) and figure 4
@@ -298,16 +320,22 @@ def write_report(records: Sequence[Mapping[str, Any]], out_dir: str | Path,
     rows = table2_rows(records, impact_tolerance)
     ok = sum(r.seeds for r in rows)
     names = protocol_names(records)
-    if names == ["paper"]:
+    regimes = knowledge_regimes(records)
+    if names == ["paper"] and set(regimes) <= {"closed"}:
         beside = (f"## Beside the paper ({PAPER_SOURCE})\n\n"
                   f"{comparison_markdown(paper_comparison(rows))}\n")
-    else:
+    elif names != ["paper"]:
         beside = ("## Beside the paper\n\nNot compared: these runs used the "
                   f"{' and '.join(names)} protocol, not the paper's (docs/COUNTS.md).\n\n")
+    else:
+        beside = ("## Beside the paper\n\nNot compared: the hybrid agents ran in the "
+                  f"{' and '.join(regimes)} knowledge regime, not the paper's closed one "
+                  "(docs/KNOWLEDGE.md).\n\n")
     hours = sum(float(r.get("wall_seconds", 0.0)) for r in records) / 3600
     text = (f"# Results: {ok} of {len(records)} runs finished, in {hours:.1f} worker-hours "
             "(the sum of the runs' wall times)\n\n"
-            f"Protocol: {', '.join(names)} (docs/COUNTS.md).\n\n"
+            f"Protocol: {', '.join(names)} (docs/COUNTS.md). Knowledge regime of the hybrid "
+            f"agents: {'; '.join(regimes) or 'none ran'} (docs/KNOWLEDGE.md).\n\n"
             f"## Table 2 (mean ± std over seeds)\n\n{table2_markdown(rows)}\n"
             + beside +
             f"## Budgets\n\n{_budgets(records)}\n")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from nesyworld.hybrid.knowledge.options import KNOWLEDGE_REGIMES, REFUSAL_MODES
 from nesyworld.hybrid.recording.writer import FORMAT, EpisodeRecording, FrameEncoder
 from nesyworld.world.errors import SpecError, shown
 from nesyworld.world.simulation.json_input import Fields, read_bytes, read_json
@@ -99,10 +100,15 @@ class _Check(Fields):
     def recording(self, data: dict[str, Any]) -> dict[str, Any]:
         self.mapping(data, "", ("format", "spec", "agent", "types", "frames"),
                      ("seed", "novelties", "events", "domains", "problem", "result",
-                      "trajectory"))
+                      "trajectory", "knowledge", "refusals"))
         out = {k: v for k, v in data.items() if k != "format"}
         self.string(data["spec"], "spec", 4096, "the spec's name")
         self.string(data["agent"], "agent", 200, "the agent's name")
+        for key, allowed in (("knowledge", ("", *KNOWLEDGE_REGIMES)),
+                             ("refusals", REFUSAL_MODES)):
+            if key in data and data[key] not in allowed:
+                raise self.fail(key, f"unknown {key} {shown(data[key])}",
+                                " or ".join(repr(a) for a in allowed))
         out["seed"] = data.get("seed")
         if out["seed"] is not None:
             self.integer(out["seed"], "seed", 0, 2**64 - 1)

@@ -54,6 +54,10 @@ class EpisodeRecording:
     operator spliced in."""
     problem: str = ""
     result: dict[str, Any] = field(default_factory=dict)
+    knowledge: str = ""
+    """The agent's knowledge regime (docs/KNOWLEDGE.md); "" for an agent that has none."""
+    refusals: str = "explained"
+    """Whether the env said why it refused an action."""
     trajectory: dict[str, Any] | None = None
     """The replayable trajectory (`nesyworld replay`), with the novelties that arrived;
     None when the world was changed in a way it cannot record (see EpisodeRecorder)."""
@@ -131,7 +135,8 @@ class EpisodeRecorder(gym.Wrapper):
         seed = kwargs.get("seed")
         self.recording = EpisodeRecording(
             spec=world.spec.name, seed=seed, agent=getattr(agent, "name", "?"),
-            novelties=self.novelties)
+            novelties=self.novelties, knowledge=str(getattr(agent, "knowledge", "")),
+            refusals=str(getattr(self.env.unwrapped, "refusals", "explained")))
         self.recording.frames.append(self._encoder.frame(world))
         kb = getattr(agent, "kb", None)
         if kb is not None:

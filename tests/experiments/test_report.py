@@ -219,8 +219,13 @@ def test_write_report_and_read_records(records: list[dict[str, Any]], tmp_path: 
     assert "71040 ± 17413" not in text
     at_paper = [dict(r, spec={**r["spec"], "protocol": {"post_steps": 3000}})
                 if r.get("spec") else r for r in loaded]  # the paper's fixed values
-    text = write_report(at_paper, tmp_path / "paper")["markdown"].read_text()
-    assert "Protocol: paper" in text and "71040 ± 17413" in text
+    # records of hybrid agents that name no regime are the oracle's: not set beside the paper
+    text = write_report(at_paper, tmp_path / "oracle")["markdown"].read_text()
+    assert "Protocol: paper" in text and "71040 ± 17413" not in text
+    assert "oracle (recorded before the regimes were named)" in text
+    closed = [dict(r, knowledge="closed") for r in at_paper]
+    text = write_report(closed, tmp_path / "paper")["markdown"].read_text()
+    assert "Knowledge regime of the hybrid agents: closed" in text and "71040 ± 17413" in text
 
 
 def test_mean_curve_holds_a_seed_between_its_evaluations() -> None:

@@ -140,3 +140,22 @@ def test_bad_fields_name_their_path(folder: Path) -> None:
     data["events"][0]["frame"] = 10_000
     with pytest.raises(RecordingError, match=r"events\[0\]\.frame"):
         read_recording(json.dumps(data), name="x.json")
+
+
+def test_a_recording_names_the_agents_knowledge_regime(folder: Path, tmp_path: Path) -> None:
+    from nesyworld.hybrid import HybridAgent
+
+    env = NesyGridEnv("pogostick", refusals="silent")
+    recorder = EpisodeRecorder(env, tmp_path / "hybrid.json")
+    agent = HybridAgent(recorder, KnowledgeBase.from_world("pogostick"))
+    recorder.agent = agent
+    run_episode(recorder, agent, seed=3)
+    rec = read_recording(tmp_path / "hybrid.json")
+    assert (rec.knowledge, rec.refusals) == ("closed", "silent")
+    axe, _ = axe_recording(folder)  # the planning agent has no regime: it never adapts
+    assert (axe.knowledge, axe.refusals) == ("", "explained")
+    data = json.loads((tmp_path / "hybrid.json").read_text())
+    data["knowledge"] = "omniscient"
+    with pytest.raises(RecordingError) as info:
+        read_recording(json.dumps(data), name="x.json")
+    assert info.value.where == "x.json:knowledge" and "'closed'" in info.value.expected

@@ -25,8 +25,10 @@ function showRun(run) {
   live.run = run;
   const novelties = run.novelties && run.novelties.length ? ` + ${run.novelties.join(", ")}` : "";
   const budget = run.budget ? `, ${run.budget.toLocaleString("en")} training steps a recovery` : "";
+  const regime = run.knowledge ? `, ${run.knowledge} knowledge` : "";
+  const silent = run.refusals === "silent" ? ", silent refusals" : "";
   let text = `${run.agent} agent on ${run.spec}${novelties}, run seed ${run.seed}` +
-    `, ${run.protocol} protocol${budget}`;
+    `, ${run.protocol} protocol${regime}${silent}${budget}`;
   const s = run.summary;
   if (s && s.verdict) text += ` · ${say(s.verdict)}`;
   $("live-info").textContent = text;

@@ -23,9 +23,11 @@ function setRecording(rec, label) {
   const result = rec.result && "success" in rec.result
     ? (rec.result.success ? "goal reached" : "goal not reached") : "unfinished";
   const novelties = rec.novelties && rec.novelties.length ? ` + ${rec.novelties.join(", ")}` : "";
+  const regime = rec.knowledge ? `, ${rec.knowledge} knowledge` : "";
+  const silent = rec.refusals === "silent" ? ", silent refusals" : "";
   $("recording-info").textContent =
-    `${label}: ${rec.agent} agent on ${rec.spec}${novelties}, map seed ${rec.seed}, ` +
-    `${rec.frames.length - 1} world steps, ${result}`;
+    `${label}: ${rec.agent} agent${regime}${silent} on ${rec.spec}${novelties}, ` +
+    `map seed ${rec.seed}, ${rec.frames.length - 1} world steps, ${result}`;
   $("replay").hidden = false;
   $("empty-hint").hidden = true;
   replay.cells = buildGrid($("grid"), first.grid.length, first.grid[0].length);
