@@ -27,6 +27,7 @@ from nesyworld.hybrid import (
     run_episode,
 )
 from nesyworld.hybrid.baselines.rl_agents import POST_NOVELTY_TRAIN, PRE_NOVELTY_TRAIN
+from nesyworld.hybrid.knowledge.regime import check_knowledge
 from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import ICMConfig, TrainConfig
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
@@ -178,8 +179,8 @@ class RLProtocolAgent:
 
 
 def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
-                        max_episode_steps: int, epoch_steps: int, pretrained: str = ""
-                        ) -> ProtocolAgent:
+                        max_episode_steps: int, epoch_steps: int, pretrained: str = "",
+                        knowledge: str = "closed") -> ProtocolAgent:
     """A fresh agent by its protocol name (see records.AGENTS), seeded from the run seed.
     `pretrained`: for RL agents, a checkpoint file saved by `RLAgent.save` to start from
     instead of training (pretraining.py fills in the run's agent and seed); one trained with
@@ -190,7 +191,8 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
         return SymbolicProtocolAgent(PlanningAgent(env, kb), learns=False, seeds=seeds)
     if name in HYBRID_AGENTS:
         recovery, repair = hybrid_configs(name, seed)
-        return SymbolicProtocolAgent(HybridAgent(env, kb, None, recovery, repair=repair),
+        return SymbolicProtocolAgent(HybridAgent(env, kb, None, recovery, repair=repair,
+                                                 knowledge=check_knowledge(knowledge)),
                                      learns=True, seeds=seeds)
     masks = not name.endswith(UNMASKED)  # the paper's plain action space when unmasked
     base_name, _, extra = name.removesuffix(UNMASKED).partition("+")

@@ -43,6 +43,7 @@ from nesyworld.experiments.protocol.records import (
     ProtocolConfig,
     RunSpec,
 )
+from nesyworld.hybrid.knowledge.options import KNOWLEDGE_REGIMES, REFUSAL_MODES
 from nesyworld.world.errors import SpecError, shown
 
 # The world layer's typed reader of located documents: every check below fails with the
@@ -63,6 +64,8 @@ TOP_KEYS = {
     "protocol": "the budgets of the four phases",
     "workers": "runs at a time",
     "backend": "local or ray",
+    "knowledge": "what the hybrid agents may know: closed (the default) or oracle",
+    "refusals": "whether the env says why it refused: explained (the default) or silent",
 }
 REQUIRED = ("domain", "agents", "novelties", "seeds")
 PROTOCOL_MINIMUM = {"epoch_steps": 1, "eval_episodes": 1, "eta": 1, "max_episode_steps": 1}
@@ -90,11 +93,16 @@ class ExperimentConfig:
     backend: Backend = "local"
     source: str = ""
     """The file the config was read from, for records and messages."""
+    knowledge: str = "closed"
+    """What the hybrid agents may know of the changed world (docs/KNOWLEDGE.md)."""
+    refusals: str = "explained"
+    """Whether the env says why it refused an action (docs/KNOWLEDGE.md)."""
 
     def runs(self) -> list[RunSpec]:
         """Every run of the grid, novelty-major so that a partial sweep covers whole novelties
         for all agents first (the table's rows fill in together)."""
-        return [RunSpec(agent, self.domain, novelty, seed, self.protocol)
+        return [RunSpec(agent, self.domain, novelty, seed, self.protocol, self.knowledge,
+                        self.refusals)
                 for novelty in self.novelties for agent in self.agents for seed in self.seeds]
 
     def as_dict(self) -> dict[str, Any]:
@@ -106,7 +114,8 @@ class ExperimentConfig:
         return cls(data["name"], data["domain"], tuple(data["agents"]),
                    tuple(data["novelties"]), tuple(int(s) for s in data["seeds"]),
                    ProtocolConfig(**data.get("protocol", {})), data.get("workers"),
-                   data.get("backend", "local"), data.get("source", ""))
+                   data.get("backend", "local"), data.get("source", ""),
+                   data.get("knowledge", "closed"), data.get("refusals", "explained"))
 
 
 def shipped_configs() -> dict[str, Path]:
@@ -145,8 +154,15 @@ def build_experiment(data: Any, smap: SourceMap, *, default_name: str = "experim
     if backend not in BACKENDS:
         raise rd.fail(("backend",), f"unknown backend '{backend}'", found=backend,
                       expected="one of " + ", ".join(BACKENDS))
+    regime = {}
+    for key, allowed in (("knowledge", KNOWLEDGE_REGIMES), ("refusals", REFUSAL_MODES)):
+        regime[key] = rd.string(top.get(key, allowed[0]), (key,))
+        if regime[key] not in allowed:
+            raise rd.fail((key,), f"unknown {key} {shown(regime[key])}", found=regime[key],
+                          expected="one of " + ", ".join(allowed))
     return ExperimentConfig(name, domain, agents, novelties, read_seeds(rd, top["seeds"]),
-                            _protocol(rd, top.get("protocol")), workers, backend, smap.file)
+                            _protocol(rd, top.get("protocol")), workers, backend, smap.file,
+                            regime["knowledge"], regime["refusals"])
 
 
 def _template(rd: Reader, value: Any, path: tuple[str, ...]) -> str:

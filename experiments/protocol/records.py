@@ -127,18 +127,33 @@ class RunSpec:
     novelty: str
     seed: int
     protocol: ProtocolConfig = field(default_factory=ProtocolConfig)
+    knowledge: str = "closed"
+    """What a hybrid agent may know of the changed world (docs/KNOWLEDGE.md)."""
+    refusals: str = "explained"
+    """Whether the env says why it refused an action."""
 
     @property
     def key(self) -> str:
-        return f"{self.agent}/{self.domain}/{self.novelty}/{self.seed}"
+        base = f"{self.agent}/{self.domain}/{self.novelty}/{self.seed}"
+        # the default regime keeps the short key; others are runs of their own
+        extra = [x for x, default in ((self.knowledge, "closed"),
+                                      (self.refusals, "explained")) if x != default]
+        return "/".join([base, *extra])
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunSpec:
+        """Inverse of `as_dict`; a hybrid agent's spec recorded before the regimes were named
+        ran in the oracle's (docs/KNOWLEDGE.md)."""
+        from nesyworld.hybrid.agents.names import HYBRID_AGENTS
+
         protocol = ProtocolConfig(**data.get("protocol", {}))
-        return cls(data["agent"], data["domain"], data["novelty"], int(data["seed"]), protocol)
+        before = "oracle" if data["agent"] in HYBRID_AGENTS else "closed"
+        return cls(data["agent"], data["domain"], data["novelty"], int(data["seed"]), protocol,
+                   str(data.get("knowledge", before)),
+                   str(data.get("refusals", "explained")))
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,6 @@ from nesyworld.experiments.protocol.agents import (
 from nesyworld.experiments.protocol.pretraining import checkpoint_path, pretraining_lock
 from nesyworld.experiments.protocol.records import CurvePoint, Phase, ProtocolConfig, RunSpec
 from nesyworld.hybrid import HYBRID_AGENTS, EpisodeResult
-from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE
 from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import ConvergenceTest
 from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
@@ -148,14 +147,19 @@ def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None
     path = checkpoint_path(p.pretrained, spec.agent, spec.seed) if rl else None
     with pretraining_lock(path) if path is not None else contextlib.nullcontext():
         load = str(path) if path is not None and path.exists() else ""
-        agent = make_protocol_agent(spec.agent, NesyGridEnv(spec.domain), spec.domain,
+        agent = make_protocol_agent(spec.agent, _env(spec), spec.domain,
                                     RunSeeds(spec.seed), p.max_episode_steps, p.epoch_steps,
-                                    load)
+                                    load, spec.knowledge)
         run = _Run(spec, agent, on_point)
         _phase(run, "pre", p.pre_steps)
         if path is not None and not load and isinstance(agent, RLProtocolAgent):
             agent.agent.save(path)
     return agent, run
+
+
+def _env(spec: RunSpec) -> NesyGridEnv:
+    """The run's env: its refusals explained or silent, as the spec says."""
+    return NesyGridEnv(spec.domain, refusals=spec.refusals)  # type: ignore[arg-type]
 
 
 def run_protocol(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None = None
@@ -169,14 +173,15 @@ def run_protocol(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None = 
                               "status": "ok", "error": ""}
     if spec.agent in HYBRID_AGENTS:  # what it may know (hybrid/knowledge/regime.py);
         # records without this field were made before the regimes had names, in the oracle's
-        record["knowledge"] = DEFAULT_KNOWLEDGE
+        record["knowledge"] = spec.knowledge
+    record["refusals"] = spec.refusals
     try:
         agent, run = _pre_novelty(spec, on_point)
         # injection: from here on the agent acts in the world of the novelty
         run.injected_at = run.env_steps
         record["novelty"] = {"env_steps": run.env_steps, "actions": run.actions,
                              "cpu_seconds": round(cpu_seconds() - run.cpu0, 3)}
-        agent.inject(NoveltyInjector(NesyGridEnv(spec.domain), [spec.novelty]))
+        agent.inject(NoveltyInjector(_env(spec), [spec.novelty]))
         run.evaluate("post", 0, p.eval_episodes)  # immediate post-novelty performance
         _phase(run, "post", p.post_steps)
         final = run.evaluate("post", len([c for c in run.curve if c.phase == "post"]),

@@ -136,6 +136,26 @@ def test_config_errors_say_where_and_what(tmp_path: Path, text: str, where: str,
     assert expected in str(err.value), str(err.value)
 
 
+def test_a_config_names_the_regime_its_runs_keep(tmp_path: Path) -> None:
+    default = load_experiment(write_config(tmp_path))
+    assert (default.knowledge, default.refusals) == ("closed", "explained")
+    assert default.runs()[0].key == "planning/pogostick/axe/0"  # the default keeps its key
+    path = write_config(tmp_path)
+    path.write_text(path.read_text() + "knowledge: oracle\nrefusals: silent\n")
+    config = load_experiment(path)
+    spec = config.runs()[0]
+    assert (spec.knowledge, spec.refusals) == ("oracle", "silent")
+    assert spec.key == "planning/pogostick/axe/0/oracle/silent"
+    assert RunSpec.from_dict(spec.as_dict()) == spec
+    # a hybrid agent's record from before the regimes were named ran in the oracle's
+    old = {k: v for k, v in spec.as_dict().items() if k not in ("knowledge", "refusals")}
+    assert RunSpec.from_dict({**old, "agent": "rapidlearn+"}).knowledge == "oracle"
+    assert RunSpec.from_dict(old).knowledge == "closed"  # the planning agent has none
+    path.write_text(path.read_text().replace("silent", "mute"))
+    with pytest.raises(SpecError, match=r"unknown refusals 'mute'.*explained, silent"):
+        load_experiment(path)
+
+
 def test_unknown_config_name_says_what_exists() -> None:
     with pytest.raises(SpecError, match=r"shipped configs .*smoke"):
         load_experiment("tabel2")
