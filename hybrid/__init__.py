@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig, TransferRLAgent
     from nesyworld.hybrid.baselines.shaping import PlanShapedReward, ShapingConfig
     from nesyworld.hybrid.baselines.vector_envs import VectorPlanShapedReward
+    from nesyworld.hybrid.boundary.interface import Environment, OracleRefused, Outcome
+    from nesyworld.hybrid.boundary.world_adapter import WorldAdapter
     from nesyworld.hybrid.execution.episode import EpisodeResult, run_episode, summarize
     from nesyworld.hybrid.execution.monitor import OperatorFailure, check_effects
     from nesyworld.hybrid.execution.operators import GroundOperator
@@ -39,6 +41,8 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "baselines.rl_agents": ["RLAgent", "RLConfig", "TransferRLAgent"],
     "baselines.shaping": ["PlanShapedReward", "ShapingConfig"],
     "baselines.vector_envs": ["VectorPlanShapedReward"],
+    "boundary.interface": ["Environment", "OracleRefused", "Outcome"],
+    "boundary.world_adapter": ["WorldAdapter"],
     "execution.episode": ["EpisodeResult", "run_episode", "summarize"],
     "execution.monitor": ["OperatorFailure", "check_effects"],
     "execution.operators": ["GroundOperator"],

@@ -94,13 +94,14 @@ def mentions(action: str, name: str) -> bool:
 
 
 def generic_actions(kb: KnowledgeBase) -> set[str]:
-    """Env actions the agent's model grounds for several kinds of faced thing (``break`` for
-    every breakable type): they act on whatever is in front, so they are worth trying on a
-    new type."""
+    """Env actions that act on whatever is in front, so they are worth trying on a new type:
+    those the agent's model grounds for several kinds of faced thing (``break`` for every
+    breakable type), and bare verbs that need a faced thing (``collect``, even when the
+    model knows one thing to collect from)."""
     uses = Counter(op.action for op in kb.active
                    if any(isinstance(c, Fact) and c.predicate == FACING and not c.negated
                           for c in op.preconditions))
-    return {a for a, n in uses.items() if n > 1 and "{" not in a}
+    return {a for a, n in uses.items() if (n > 1 or "_" not in a) and "{" not in a}
 
 
 def facing_matters(action: str, kb: KnowledgeBase) -> bool:
@@ -132,6 +133,14 @@ def plan_trials(z: SymbolicState, offered: Sequence[str], new_actions: Collectio
     trials: list[Trial] = []
     for prefix, context in contexts:
         trials += _tries(prefix, context, fresh, offered, generic, types)
+    # a new kind of thing may need a tool in hand: the generic actions on it again, with
+    # each held item selected (last: the widest guesses)
+    held = [n for i, n in enumerate(z.names) if n != AIR and z.inventory[i] > 0
+            and f"select_{n}" in offered]
+    for i, name in enumerate(z.names):
+        if name in types and z.world[i] > 0 and f"approach_{name}" in offered:
+            trials += [Trial((f"approach_{name}", f"select_{item}"), a, (FACING, name))
+                       for item in held for a in offered if a in generic]
     return trials[:max_trials]
 
 
@@ -232,6 +241,14 @@ def induce(result: TrialResult, kb: KnowledgeBase, taken: Collection[str] = ()
             cond = CountAtLeast(INVENTORY, name, 1)
             if cond not in pre:
                 pre.append(cond)
+    # what it held while it acted on the thing in front (or what the trial selected) may be
+    # the tool it needs: a precondition, which costs a plan one select at most
+    held = z0.names[z0.holding] if 0 <= z0.holding < len(z0.names) else AIR
+    on_front = trial.context is not None and trial.context[0] == FACING and not any(
+        isinstance(e, SetFact) and e.predicate == FACING for e in effects)
+    if held != AIR and (on_front or f"select_{held}" in trial.prefix) and not any(
+            isinstance(c, Fact) and c.predicate == HOLDING for c in pre):
+        pre.append(Fact(HOLDING, (held,)))
     used = {a for e in effects if isinstance(e, SetFact) for a in e.args if a.startswith("?")}
     params = tuple(Param(v, ROOT_TYPE) for v in FUNCTIONAL.values() if v in used)
     name = _name(trial, kb, taken)

@@ -137,3 +137,24 @@ def test_no_plan_at_the_start_is_bridged_by_trials_of_the_new_actions() -> None:
                         on_event=lambda e: kinds.append(e.kind))
     assert run_episode(env, agent, seed=0).success
     assert kinds.index("no_plan") < kinds.index("repaired") and "learned" not in kinds
+
+
+def test_a_new_kind_of_thing_is_tried_with_each_held_tool_in_hand() -> None:
+    from pathlib import Path
+
+    from nesyworld.hybrid.boundary import WorldAdapter
+    from nesyworld.world.novelty.transforms import apply_novelties
+
+    suite = Path(__file__).parents[2] / "domains" / "polycraft" / "suite"
+    env = NesyGridEnv(apply_novelties("pogostick", [str(suite / "rubber_tree.yaml")]))
+    env.reset(seed=0)
+    adapter = WorldAdapter(env)
+    kb = KnowledgeBase.from_world("pogostick")
+    assert "collect" in generic_actions(kb)  # a bare verb acts on what is in front
+    found = experiment(adapter.recipe, adapter.snapshot(), adapter.detect(), kb,
+                       adapter.actions(), ["approach_rubber_tree"], ["rubber_tree"])
+    (collect,) = [op for op in found.operators if op.action == "collect"]
+    # rubber comes from the new tree only with the tree tap in hand: so says the trial
+    assert Fact(FACING, ("rubber_tree",)) in collect.preconditions
+    assert Fact(HOLDING, ("tree_tap",)) in collect.preconditions
+    assert CountChange(INVENTORY, "rubber", 1) in collect.effects
