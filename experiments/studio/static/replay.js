@@ -26,7 +26,7 @@ function setRecording(rec, label) {
   const regime = rec.knowledge ? `, ${rec.knowledge} knowledge` : "";
   const silent = rec.refusals === "silent" ? ", silent refusals" : "";
   $("recording-info").textContent =
-    `${label}: ${rec.agent} agent${regime}${silent} on ${rec.spec}${novelties}, ` +
+    `${label}: ${rec.agent} agent on ${rec.spec}${novelties}${regime}${silent}, ` +
     `map seed ${rec.seed}, ${rec.frames.length - 1} world steps, ${result}`;
   $("replay").hidden = false;
   $("empty-hint").hidden = true;
