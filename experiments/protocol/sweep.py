@@ -358,7 +358,11 @@ def _check_same_specs(runs: Sequence[RunSpec], latest: dict[str, Record], out: P
         if record is None:
             continue
         try:
-            same = RunSpec.from_dict(record["spec"]) == spec
+            # a record that names its regime beside its spec (written before the spec held
+            # it) ran in that regime
+            data = {**{k: record[k] for k in ("knowledge", "refusals") if k in record},
+                    **record["spec"]}
+            same = RunSpec.from_dict(data) == spec
         except (KeyError, TypeError, ValueError):
             same = False
         if not same:
