@@ -27,10 +27,9 @@ knowledge base's own pre-novelty domain (what the agent knew)."""
 
 OUTSIDE_THE_AGENT = {
     "hybrid/boundary": "the boundary itself: nesyworld's world behind the interface",
-    "hybrid/knowledge/oracle.py": "the oracle regime's reads, handed a model through `oracle`",
-    "hybrid/knowledge/prior.py": "the knowledge base's own pre-novelty spec file",
+        "hybrid/knowledge/prior.py": "the knowledge base's own pre-novelty spec file",
     "hybrid/knowledge/relaxation.py": "pure functions of a spec handed to them by prior.py "
-                                      "or oracle.py",
+                                      "or hybrid/boundary/oracle_model.py",
     "hybrid/recovery/env.py": "the recovery env is an environment: a copy of the agent's env "
                               "restored at the failure, built as any env is",
     "hybrid/recording": "the recorder is an instrument beside the agent: it writes the world "

@@ -169,7 +169,7 @@ class HybridAgent(PlanningAgent):
         # the names a refusal's reason is read against: those the agent knows or observed,
         # and those the offered actions name (select_<x>, craft_<x>); the oracle: every type
         # the world registers
-        names = (self.boundary.oracle(self.knowledge).types.names
+        names = (self.boundary.oracle_types(self.knowledge)
                  if self.knowledge == "oracle" else sorted(self.known_types | {
                      a.split("_", 1)[1] for a in self.boundary.actions() if "_" in a}))
         evidence = gather(failure, names, **ctx)

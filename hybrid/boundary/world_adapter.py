@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from nesyworld.hybrid.boundary.interface import OracleRefused, Outcome
+from nesyworld.hybrid.boundary.oracle_model import goal_reachable, relaxed_reachable
 from nesyworld.hybrid.knowledge.options import Knowledge
 from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
+from nesyworld.symbolic.derivation.derive import derive
 from nesyworld.world import Snapshot, World
 from nesyworld.world.envs.gym_env import NesyGridEnv, Refusals
 from nesyworld.world.observations.builder import ObservationBuilder, ObservationConfig
@@ -133,3 +135,26 @@ class WorldAdapter:
     def oracle(self, knowledge: Knowledge) -> World:
         """The post-novelty world itself, model and all: only in the oracle regime."""
         return oracle(self._world, knowledge)
+
+    # --- the oracle's reads, each refused outside the oracle regime ------------------------
+    def oracle_types(self, knowledge: Knowledge) -> tuple[str, ...]:
+        """Every entity type the changed world registers."""
+        return tuple(self.oracle(knowledge).types.names)
+
+    def oracle_operators(self, knowledge: Knowledge) -> list[Any]:
+        """The changed world's own derived operators."""
+        return derive(self.oracle(knowledge)).operators
+
+    def oracle_parents(self, knowledge: Knowledge) -> dict[str, tuple[str, ...]]:
+        """The changed world's type hierarchy: each type's parents."""
+        return {n: tuple(et.parents)
+                for n, et in self.oracle(knowledge).spec.entity_types.items()}
+
+    def oracle_goal_reachable(self, knowledge: Knowledge, snapshot: Any) -> bool | None:
+        """The dead-end test on the changed world's own model (oracle_model.py)."""
+        return goal_reachable(self.oracle(knowledge).spec, snapshot)
+
+    def oracle_reachable(self, knowledge: Knowledge, snapshot: Any
+                         ) -> set[tuple[str, str]] | None:
+        """What the changed world's own model can bring about from `snapshot`, relaxed."""
+        return relaxed_reachable(self.oracle(knowledge).spec, snapshot)

@@ -1,7 +1,7 @@
 """What the agent knew before any novelty, beyond its knowledge base's operators: the spec
 file its knowledge base was derived from (the actions that world offered, what grows and
 spawns in it). Reading that file is reading the agent's own prior knowledge; the post-novelty
-world's spec is another thing (oracle.py).
+world's spec is another thing (hybrid/boundary/oracle_model.py).
 """
 
 from __future__ import annotations

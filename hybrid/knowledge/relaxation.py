@@ -1,9 +1,9 @@
 """Relaxed reachability: what could ever become true from a state under a set of operators,
 forgetting deletions, consumption, amounts and negated conditions.
 
-Both dead-end tests (hybrid/recovery/starts.py for the closed regime, oracle.py for the
-oracle's) judge a start by it: a relaxation never makes something reachable look
-unreachable, so a start is dropped only when it surely is a dead end.
+Both dead-end tests (hybrid/recovery/starts.py for the closed regime,
+hybrid/boundary/oracle_model.py for the oracle's) judge a start by it: a relaxation never
+makes something reachable look unreachable, so a start is dropped only when it surely is a dead end.
 """
 
 from __future__ import annotations

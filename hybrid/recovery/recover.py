@@ -22,7 +22,6 @@ from weakref import WeakKeyDictionary
 from nesyworld.hybrid.boundary.world_adapter import WorldAdapter
 from nesyworld.hybrid.execution.monitor import OperatorFailure
 from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, Knowledge
-from nesyworld.hybrid.knowledge.oracle import goal_reachable, relaxed_reachable
 from nesyworld.hybrid.knowledge.regime import observed_types
 from nesyworld.hybrid.recovery.env import (
     RecoveryEnvConfig,
@@ -381,7 +380,7 @@ class Recovery:
         regime: that the world registers)."""
         if self.knowledge == "oracle":
             known = {o.name for o in self.kb.base.objects}
-            return {t for t in env.oracle(self.knowledge).types.names if t not in known}
+            return {t for t in env.oracle_types(self.knowledge) if t not in known}
         return shown_types(self.kb, wins)
 
     def _adopt_induced(self, failure: OperatorFailure, found: Induced, result: TrainResult,
@@ -434,8 +433,7 @@ class Recovery:
         from it, judged on the agent's own model in the closed regime and on the world's
         declared model in the oracle one (hybrid/recovery/starts.py)."""
         if self.knowledge == "oracle":
-            return goal_reachable(env.oracle(self.knowledge).spec, failure.snapshot,
-                                  self.planner)
+            return env.oracle_goal_reachable(self.knowledge, failure.snapshot)
         return model_goal_reachable(self.kb, failure.before, self.goal or {})
 
     def _check_declared(self, env: WorldAdapter, failure: OperatorFailure,
@@ -445,7 +443,7 @@ class Recovery:
         promises to raise must be one the world's own model can raise from the failure state
         (in its sound relaxation). A gain it cannot explain is taken
         out of the promise (promising less stays sound); the reason when nothing is left."""
-        have = relaxed_reachable(env.oracle(self.knowledge).spec, failure.snapshot)
+        have = env.oracle_reachable(self.knowledge, failure.snapshot)
         if have is None:
             return None
         effects = tuple(e for e in learned.schema.effects if not (
@@ -470,7 +468,7 @@ class Recovery:
         known = self.known_actions if self.known_actions is not None else names
         types = {o.name for o in self.kb.base.objects}
         # new types: those observed at the failure (the oracle: those the world registers)
-        shown = (env.oracle(self.knowledge).types.names if self.knowledge == "oracle"
+        shown = (env.oracle_types(self.knowledge) if self.knowledge == "oracle"
                  else observed_types(failure.before) if failure.before is not None else ())
         fresh = new_types(shown, types)
         offered = env.actions()

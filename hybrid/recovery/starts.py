@@ -13,7 +13,7 @@ was burnt) teaches nothing but failure, so such starts are kept out; the test ju
 relaxation, so a start is dropped only when it surely is a dead end. In the closed
 knowledge regime the relaxation is of the agent's own model (`model_goal_reachable`); only
 the oracle regime relaxes the post-novelty world's (`goal_reachable` in
-hybrid/knowledge/oracle.py).
+hybrid/boundary/oracle_model.py).
 """
 
 from __future__ import annotations

@@ -32,7 +32,6 @@ from nesyworld.hybrid.repair.candidates import (
 from nesyworld.hybrid.repair.evidence import Evidence, RefusalReading
 from nesyworld.hybrid.repair.trials import Experiments, experiment, requirements
 from nesyworld.hybrid.repair.verify import verify
-from nesyworld.symbolic.derivation.derive import derive
 from nesyworld.symbolic.knowledge_base import KnowledgeBase, operator_pddl
 from nesyworld.symbolic.planning.planners import Planner
 from nesyworld.world.actions.schema import AIR, WORLD
@@ -121,14 +120,13 @@ class ModelRepair:
         agent's (it has none to read)."""
         if self.knowledge != "oracle":
             return []
-        return derive(env.oracle(self.knowledge)).operators
+        return env.oracle_operators(self.knowledge)
 
     def _parents(self, env: WorldAdapter) -> dict[str, tuple[str, ...]]:
         """The type hierarchy the agent knows: the world's in the oracle regime, the
         knowledge base's in the closed one (a new type's category is then unknown)."""
         if self.knowledge == "oracle":
-            return {n: tuple(et.parents) for n, et in
-                    env.oracle(self.knowledge).spec.entity_types.items()}
+            return env.oracle_parents(self.knowledge)
         return kb_parents(self.kb)
 
     def repair(self, env: WorldAdapter, evidence: Evidence) -> RepairOutcome:
@@ -253,7 +251,7 @@ def novelty_context(kb: KnowledgeBase, env: WorldAdapter, known_actions: Collect
     known_types = {o.name for o in kb.base.objects}
     z0, z = kb.base.initial, env.detect()
     present = {n for i, n in enumerate(z.names) if z.world[i] > 0}
-    types = (env.oracle(knowledge).types.names if knowledge == "oracle"
+    types = (env.oracle_types(knowledge) if knowledge == "oracle"
              else observed_types(z))
     return {
         "new_types": tuple(t for t in types if t not in known_types and t != AIR),

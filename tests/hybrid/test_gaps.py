@@ -40,7 +40,7 @@ def test_without_trees_the_missing_item_is_the_log() -> None:
 
 
 def test_a_state_with_no_way_to_the_goal_is_a_dead_end() -> None:
-    from nesyworld.hybrid.knowledge.oracle import goal_reachable
+    from nesyworld.hybrid.boundary.oracle_model import goal_reachable
 
     alive = World(apply_novelties("pogostick", []))
     dead = World(apply_novelties("pogostick", []))
@@ -64,7 +64,7 @@ SOLVABLE = [("pogostick", str(p)) for p in sorted((ROOT / "polycraft" / "novelti
 def test_no_solvable_novelty_starts_in_a_dead_end(spec: str, novelty: str) -> None:
     """The dead-end test must be sound: a model stricter than the world (a trade from two
     cells away, a sapling that grows) never makes a live state look dead."""
-    from nesyworld.hybrid.knowledge.oracle import goal_reachable
+    from nesyworld.hybrid.boundary.oracle_model import goal_reachable
 
     world = World(apply_novelties(spec, [novelty]))
     assert goal_reachable(world.spec, world.snapshot()) is True

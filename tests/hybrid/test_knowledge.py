@@ -50,10 +50,9 @@ def test_the_knowledge_bases_hierarchy_leaves_new_types_unknown() -> None:
 
 def _forbid_world_derivation(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Make every place in hybrid/ that could derive the post-novelty world's model raise."""
+    import nesyworld.hybrid.boundary.oracle_model as oracle
     import nesyworld.hybrid.boundary.world_adapter as boundary
-    import nesyworld.hybrid.knowledge.oracle as oracle
     import nesyworld.hybrid.recovery.learned_operator as learned
-    import nesyworld.hybrid.repair.repairer as repairer
 
     calls: list[str] = []
 
@@ -61,7 +60,7 @@ def _forbid_world_derivation(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         calls.append("derive")
         raise AssertionError("the closed agent derived the post-novelty world's model")
 
-    for module in (repairer, oracle, learned):
+    for module in (boundary, oracle, learned):
         monkeypatch.setattr(module, "derive", forbidden)
     # and the oracle's door itself: the closed agent never knocks
     monkeypatch.setattr(boundary.WorldAdapter, "oracle", forbidden)

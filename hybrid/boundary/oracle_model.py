@@ -3,7 +3,7 @@
 A labelled baseline may judge dead ends and learned operators by what the changed world
 declares; a closed-regime agent never calls these (the boundary test,
 tests/hybrid/test_boundary.py, checks that everything else reaches the world's model only
-through `WorldAdapter.oracle`, which refuses outside this regime).
+through `WorldAdapter.oracle` and its `oracle_*` reads, which refuse outside this regime).
 """
 
 from __future__ import annotations
