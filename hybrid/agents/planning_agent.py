@@ -157,8 +157,6 @@ class PlanningAgent:
         self.env = env
         self.config = config
         world = self.world
-        self.boundary = WorldAdapter(env)
-        """The agent's view of its env (hybrid/boundary/interface.py)."""
         self.kb = kb if kb is not None else KnowledgeBase.from_world(world)
         self.planner = Planner(config.planner, timeout=config.planner_timeout, cache=PlanCache())
         self.on_event = on_event
@@ -173,6 +171,14 @@ class PlanningAgent:
         self._last: dict[str, Any] = {}
         self.current: tuple[str, int] | None = None
         """The operator being executed and its index in the latest plan (for recordings)."""
+
+    @property
+    def boundary(self) -> WorldAdapter:
+        """The agent's view of its env (hybrid/boundary/interface.py); it follows the env
+        when the env is swapped (a novelty injected by the protocol)."""
+        if getattr(self, "_boundary_of", None) is not self.env:
+            self._boundary, self._boundary_of = WorldAdapter(self.env), self.env
+        return self._boundary
 
     @property
     def world(self) -> World:
@@ -220,7 +226,7 @@ class PlanningAgent:
 
     # --- reporting ---------------------------------------------------------------------------
     def emit(self, kind: str, text: str, **data: Any) -> None:
-        event = Event(int(self.world.state.step), kind, text, data)
+        event = Event(self.boundary.step_count, kind, text, data)
         self.events.append(event)
         if self.on_event is not None:
             self.on_event(event)
@@ -261,7 +267,7 @@ class PlanningAgent:
         return self.boundary.goal()
 
     def plan(self) -> PlanResult:
-        return self.planner.plan(self.kb.derivation(), abstract(self.world), self.task_goal)
+        return self.planner.plan(self.kb.derivation(), self.boundary.detect(), self.task_goal)
 
     def on_failure(self, failure: OperatorFailure) -> Iterator[str]:
         """What to do after a failure, as env actions to take; the planning agent just
@@ -278,7 +284,7 @@ class PlanningAgent:
         primitives = Primitives(self.boundary.body())
         for _ in range(cfg.max_plans):
             self._detect_novelty()
-            if self.world.goal_reached():
+            if self.boundary.goal_reached():
                 return
             result = self.plan()
             if not result.ok:
