@@ -171,6 +171,9 @@ class PlanningAgent:
         self._last: dict[str, Any] = {}
         self.current: tuple[str, int] | None = None
         """The operator being executed and its index in the latest plan (for recordings)."""
+        self.goal: dict[str, int] | None = None
+        """A goal to plan for other than the task's (None: the task's); repair sets one to
+        prepare a trial (hybrid/repair/preparation.py)."""
 
     @property
     def boundary(self) -> WorldAdapter:
@@ -263,8 +266,9 @@ class PlanningAgent:
     @property
     def task_goal(self) -> dict[str, int]:
         """The goal of the task as the world states it now: the agent is told its task (a
-        goal novelty changes what it is asked, not what it knows how to do)."""
-        return self.boundary.goal()
+        goal novelty changes what it is asked, not what it knows how to do), unless the
+        agent was given another goal."""
+        return dict(self.goal) if self.goal is not None else self.boundary.goal()
 
     def plan(self) -> PlanResult:
         return self.planner.plan(self.kb.derivation(), self.boundary.detect(), self.task_goal)

@@ -59,12 +59,14 @@ class RefusalReading:
         return not self.needs and not self.impossible
 
 
-def read_refusal(reason: str, op: GroundOperator, types: Collection[str]) -> RefusalReading:
+def read_refusal(reason: str, op: GroundOperator | None, types: Collection[str]
+                 ) -> RefusalReading:
     """The conditions a refusal states, over types the world has. The subject of a property
-    requirement is the thing the operator acts on (what it faces)."""
+    requirement is the thing the operator acts on (what it faces); without an operator (a
+    trial of an action the agent has no model of) property requirements are not read."""
     if _IMPOSSIBLE.search(reason):
         return RefusalReading(impossible=True)
-    subject = _faced(op)
+    subject = _faced(op) if op is not None else None
     needs: list[Condition] = []
     for pattern, kind in _REQUIREMENTS:
         for m in pattern.finditer(reason):

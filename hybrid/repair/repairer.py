@@ -30,11 +30,18 @@ from nesyworld.hybrid.repair.candidates import (
     with_declared,
 )
 from nesyworld.hybrid.repair.evidence import Evidence, RefusalReading
-from nesyworld.hybrid.repair.trials import Experiments, experiment, requirements
+from nesyworld.hybrid.repair.preparation import prepared_trials, worth_preparing
+from nesyworld.hybrid.repair.trials import (
+    Experiments,
+    experiment,
+    induce_all,
+    mentions,
+    requirements,
+)
 from nesyworld.hybrid.repair.verify import verify
 from nesyworld.symbolic.knowledge_base import KnowledgeBase, operator_pddl
 from nesyworld.symbolic.planning.planners import Planner
-from nesyworld.world.actions.schema import AIR, WORLD
+from nesyworld.world.actions.schema import AIR, WORLD, Fact
 from nesyworld.world.envs.gym_env import Refusals
 
 
@@ -52,6 +59,9 @@ class RepairConfig:
     """Trials of new actions per failure in the closed regime (hybrid/repair/trials.py)."""
     trial_steps: int = 200
     """Env steps those trials may take in all."""
+    prepare_steps: int = 1500
+    """Env steps trials in prepared states may take in all: plans that first get what a
+    refused new action may need (hybrid/repair/preparation.py)."""
 
 
 @dataclass
@@ -155,9 +165,31 @@ class ModelRepair:
         which reads the world's declared operators instead, or when nothing is new."""
         if self.knowledge == "oracle" or not (evidence.new_actions or evidence.new_types):
             return None
-        return experiment(env.recipe, env.snapshot(), env.detect(), self.kb, env.actions(),
-                          evidence.new_actions, evidence.new_types, self.config.max_trials,
-                          self.config.trial_steps)
+        snapshot, z, offered = env.snapshot(), env.detect(), env.actions()
+        found = experiment(env.recipe, snapshot, z, self.kb, offered, evidence.new_actions,
+                           evidence.new_types, self.config.max_trials, self.config.trial_steps)
+        focus = self._focus(env, evidence, z.names)
+        todo = [a for a in evidence.new_actions if worth_preparing(a, focus, found.results)]
+        if todo and self.config.prepare_steps > 0:
+            more, steps = prepared_trials(
+                env.recipe, snapshot, z, self.kb, self.planner, offered, todo, found.results,
+                max_steps=self.config.prepare_steps, mode=self.mode, skills=self.skills)
+            found.results += more
+            found.env_steps += steps
+            found.operators = induce_all(found.results, self.kb, evidence.new_actions)
+        return found
+
+    @staticmethod
+    def _focus(env: WorldAdapter, evidence: Evidence, names: Collection[str]) -> set[str]:
+        """What the task and the failure are about: the goal's items, what the refusal
+        named, and the types the failed operator names."""
+        failure = evidence.failure
+        words = set(failure.reason.replace(",", " ").split())
+        words |= set(failure.operator.binding.values())
+        for c in evidence.refusal.needs:
+            words |= set(c.args) if isinstance(c, Fact) else {c.arg}
+        return set(env.goal()) | {n for n in names if n in words or mentions(
+            failure.operator.name, n)}
 
     def _required(self, evidence: Evidence, found: Experiments | None) -> list[Candidate]:
         """A refusal that says nothing (a silent environment): the operator may now need

@@ -64,6 +64,8 @@ class Trial:
     action: str
     context: tuple[str, str] | None = None
     """(FACING, t) after approaching t, (HOLDING, i) after selecting i, None for "as is"."""
+    prepared: tuple[tuple[str, int], ...] = ()
+    """Items a plan of the agent's own made it hold before the prefix (preparation.py)."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,18 @@ class Experiments:
 def mentions(action: str, name: str) -> bool:
     """Does the action's name mention the type `name` as whole words (`select_axe`: axe)?"""
     return re.search(rf"(^|_){re.escape(name)}(_|$)", action) is not None
+
+
+def named_items(action: str, names: Collection[str]) -> list[str]:
+    """The names an action's name mentions, longest only (`craft_reinforced_pogo_stick`
+    mentions pogo_stick, not also stick)."""
+    hits = [n for n in names if n != AIR and mentions(action, n)]
+    return [n for n in hits if not any(m != n and mentions(m, n) for m in hits)]
+
+
+def changed(result: TrialResult) -> bool:
+    """An accepted trial that changed what the agent observes."""
+    return result.accepted and result.start is not None and result.start != result.end
 
 
 def generic_actions(kb: KnowledgeBase) -> set[str]:
@@ -236,8 +250,9 @@ def induce(result: TrialResult, kb: KnowledgeBase, taken: Collection[str] = ()
         elif isinstance(e, SetFact) and e.predicate == FACING and e.value and (
                 e.args[0] not in (AIR, *FUNCTIONAL.values())):
             pre.append(CountAtLeast(WORLD, e.args[0], 1))  # something to face was there
-    for i, name in enumerate(z0.names):
-        if name != AIR and z0.inventory[i] > 0 and mentions(trial.action, name):
+    held_names = [n for i, n in enumerate(z0.names) if z0.inventory[i] > 0]
+    for name in named_items(trial.action, held_names):
+        if name != AIR:
             cond = CountAtLeast(INVENTORY, name, 1)
             if cond not in pre:
                 pre.append(cond)
@@ -254,6 +269,8 @@ def induce(result: TrialResult, kb: KnowledgeBase, taken: Collection[str] = ()
     name = _name(trial, kb, taken)
     where = ("as it stood" if trial.context is None
              else f"{trial.context[0]} {trial.context[1]}")
+    if trial.prepared:
+        where += ", after a plan to hold " + ", ".join(f"{k} {n}" for n, k in trial.prepared)
     change = ", ".join(_show(e) for e in effects)
     return OperatorSchema(name, params, tuple(pre), tuple(effects), trial.action,
                           f"induced from a trial of '{trial.action}' ({where}): {change}")
@@ -291,20 +308,29 @@ def experiment(copies: CopyRecipe, snapshot: Snapshot, z: SymbolicState, kb: Kno
     deeper = deeper[:max(0, max_trials - len(trials))]
     more, extra = run_trials(copies, snapshot, deeper, max(0, max_steps - steps))
     found = Experiments(results=[*results, *more], env_steps=steps + extra)
+    found.operators = induce_all(found.results, kb, new_actions)
+    return found
+
+
+def induce_all(results: Sequence[TrialResult], kb: KnowledgeBase,
+               new_actions: Collection[str]) -> list[OperatorSchema]:
+    """One operator per action (per faced type, for the generic ones) from its first trial
+    that changed something, unless the knowledge base already holds the same."""
+    out: list[OperatorSchema] = []
     seen: set[tuple[str, str]] = set()
     known = [e.operator for e in kb if e.status == "active"]
-    for r in found.results:
+    for r in results:
         key = (r.trial.action, r.trial.context[1] if r.trial.context and (
             r.trial.action not in new_actions) else "")
         if key in seen:
             continue
-        op = induce(r, kb, {o.name for o in found.operators})
+        op = induce(r, kb, {o.name for o in out})
         if op is None:
             continue
         seen.add(key)
         if not any(same_semantics(op, k) for k in known):  # induced before, and kept
-            found.operators.append(op)
-    return found
+            out.append(op)
+    return out
 
 
 def same_semantics(a: OperatorSchema, b: OperatorSchema) -> bool:
