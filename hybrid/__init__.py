@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from nesyworld.world.exports import lazy_exports
 
 if TYPE_CHECKING:
+    from nesyworld.hybrid.adapters.hosts import host_for, register_host
     from nesyworld.hybrid.agents.hybrid_agent import HybridAgent, hybrid_configs
     from nesyworld.hybrid.agents.names import HYBRID_AGENTS
     from nesyworld.hybrid.agents.planning_agent import (
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig, TransferRLAgent
     from nesyworld.hybrid.baselines.shaping import PlanShapedReward, ShapingConfig
     from nesyworld.hybrid.baselines.vector_envs import VectorPlanShapedReward
-    from nesyworld.hybrid.boundary.interface import Environment, OracleRefused, Outcome
+    from nesyworld.hybrid.boundary.interface import Environment, Host, OracleRefused, Outcome
     from nesyworld.hybrid.boundary.world_adapter import WorldAdapter
     from nesyworld.hybrid.execution.episode import EpisodeResult, run_episode, summarize
     from nesyworld.hybrid.execution.monitor import OperatorFailure, check_effects
@@ -41,7 +42,8 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "baselines.rl_agents": ["RLAgent", "RLConfig", "TransferRLAgent"],
     "baselines.shaping": ["PlanShapedReward", "ShapingConfig"],
     "baselines.vector_envs": ["VectorPlanShapedReward"],
-    "boundary.interface": ["Environment", "OracleRefused", "Outcome"],
+    "adapters.hosts": ["host_for", "register_host"],
+    "boundary.interface": ["Environment", "Host", "OracleRefused", "Outcome"],
     "boundary.world_adapter": ["WorldAdapter"],
     "execution.episode": ["EpisodeResult", "run_episode", "summarize"],
     "execution.monitor": ["OperatorFailure", "check_effects"],

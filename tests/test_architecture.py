@@ -29,7 +29,7 @@ MAY_IMPORT = {
 # and layout; the lifelong spec section has its batched counterpart.
 PARALLEL_ROLES = {"__init__.py", "__main__.py", "config.py", "run.py", "report.py",
                   "metrics.py", "agents.py", "reader.py", "writer.py", "errors.py",
-                  "state.py", "layout.py", "lifelong.py"}
+                  "state.py", "layout.py", "lifelong.py", "host.py"}
 
 
 def source_files(*folders: str) -> list[Path]:

@@ -33,7 +33,8 @@ AGENTS = ("planning", *HYBRID, "scripted", "random")
 
 def add_commands(sub: Any) -> None:
     p = sub.add_parser("run", help="run an agent for some episodes and summarise")
-    p.add_argument("spec", help="a spec file or a shipped spec name")
+    p.add_argument("spec", help="a spec file, a shipped spec name, or a Gymnasium id with its "
+                                "module (minigrid:MiniGrid-DoorKey-8x8-v0; docs/ADAPTERS.md)")
     p.add_argument("--agent", choices=AGENTS, default="planning",
                    help="planning: plan, execute, monitor (default); rapidlearn+ / "
                         "rapidlearn: the hybrid agent, which learns an operator (PPO+ICM / "
@@ -43,7 +44,9 @@ def add_commands(sub: Any) -> None:
                         "shipped beside the spec; random: uniformly random legal actions")
     p.add_argument("--novelty", action="append", default=[], metavar="NOVELTY",
                    help="inject this novelty (a shipped name or a file; repeatable); the "
-                        "agent's knowledge stays pre-novelty")
+                        "agent's knowledge stays pre-novelty. On an env that is not "
+                        "nesyworld's: a gymnasium.Wrapper class, PATH.py:Class or "
+                        "package.module:Class (code: it runs)")
     p.add_argument("--mode", choices=["macro", "primitive"], default="macro",
                    help="planning agent: one-step macro actions, or skills of primitive moves")
     p.add_argument("--planner", default="in-process",
@@ -154,6 +157,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         why = (f"was {REMOVED[args.planner]}" if args.planner in REMOVED
                else f"is not registered; expected one of {', '.join(PLANNERS)}")
         raise UsageError(f"--planner: '{args.planner}' {why}")
+    from nesyworld.experiments.cli.external import cmd_run_external, is_external
+
+    if is_external(args.spec):
+        return cmd_run_external(args, console)
     check_live(args, HYBRID)
     if args.protocol == "paper":
         if (args.agent not in HYBRID or len(args.novelty) != 1 or args.record or args.kb

@@ -23,7 +23,8 @@ console = LazyConsole()
 
 def add_commands(sub: Any) -> None:
     p = sub.add_parser("pddl", help="write the PDDL domain and problem derived from a spec")
-    p.add_argument("spec", help="a spec file or a shipped spec name")
+    p.add_argument("spec", help="a spec file, a shipped spec name, or a Gymnasium id with "
+                                "its module (minigrid:MiniGrid-DoorKey-8x8-v0)")
     p.add_argument("--novelty", action="append", default=[], metavar="NOVELTY",
                    help="derive the world after this novelty (a shipped name or a file; "
                         "repeat to compose): the 'oracle' domain")
@@ -35,7 +36,8 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(handler=cmd_pddl, kernels="python")
 
     p = sub.add_parser("plan", help="plan a spec's task with a registered planner")
-    p.add_argument("spec")
+    p.add_argument("spec", help="a spec file, a shipped spec name, or a Gymnasium id with its "
+                                "module (minigrid:MiniGrid-DoorKey-8x8-v0)")
     p.add_argument("--planner", default="fast-downward",
                    help="fast-downward (default: proven optimal, ~0.3 s), fast-downward-sat, "
                         "enhsp, enhsp-sat, in-process (our compiled search: milliseconds once "
@@ -132,13 +134,11 @@ def cmd_check_domain(args: argparse.Namespace) -> int:
 
 
 def cmd_pddl(args: argparse.Namespace) -> int:
-    from nesyworld.symbolic.derivation.derive import derive
     from nesyworld.symbolic.pddl.writer import write_pddl
 
     if args.out:
         output_dir(args.out)
-    domain, problem = write_pddl(derive(_spec(args.spec, args.novelty), seed=args.seed),
-                                 classical=args.classical)
+    domain, problem = write_pddl(_derivation(args), classical=args.classical)
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
@@ -150,6 +150,17 @@ def cmd_pddl(args: argparse.Namespace) -> int:
     return 0
 
 
+def _derivation(args: argparse.Namespace) -> Any:
+    """A spec's derived problem, or an external env's as its adapter reads it
+    (experiments/cli/external.py)."""
+    from nesyworld.experiments.cli.external import derivation, is_external
+    from nesyworld.symbolic.derivation.derive import derive
+
+    if is_external(args.spec):
+        return derivation(args.spec, args.seed, args.novelty)
+    return derive(_spec(args.spec, args.novelty), seed=args.seed)
+
+
 def _spec(spec: str, novelties: list[str]) -> Any:
     if not novelties:
         return spec
@@ -159,14 +170,13 @@ def _spec(spec: str, novelties: list[str]) -> Any:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from nesyworld.symbolic.derivation.derive import derive
     from nesyworld.symbolic.planning.planners import Planner
 
     try:
         planner = Planner(args.planner, timeout=args.timeout)
     except KeyError as err:  # unknown or removed: the registry says which, and why
         raise UsageError(f"--planner: {err.args[0]}") from None
-    derivation = derive(_spec(args.spec, args.novelty), seed=args.seed)
+    derivation = _derivation(args)
     with planner:
         result = planner.plan(derivation)
     data = {"planner": result.planner, "status": result.status, "length": len(result),

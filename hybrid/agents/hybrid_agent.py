@@ -148,7 +148,8 @@ class HybridAgent(PlanningAgent):
 
     def _context(self) -> dict[str, tuple[str, ...]]:
         return novelty_context(self.kb, self.boundary,
-                               pre_novelty_actions(self.kb, self.world), self.knowledge)
+                               pre_novelty_actions(self.kb, self.boundary.actions()),
+                               self.knowledge)
 
     def _adopt(self, outcome: RepairOutcome) -> bool:
         self.recoveries.append(outcome)
@@ -228,7 +229,7 @@ class HybridAgent(PlanningAgent):
         name = failure.operator.name
         # "new since the novelty" is against the knowledge base's world, not what the agent
         # has seen (known_actions grows as novelties are detected)
-        before = pre_novelty_actions(self.kb, self.world)
+        before = pre_novelty_actions(self.kb, self.boundary.actions())
         if self._gave_up.get(name, 0) + 1 >= config.attempts:
             config = replace(config, patience=0)  # the last attempt: RecoveryConfig.patience
         recovery = Recovery(self.kb, config, before, self.novelty, self._on_epoch,

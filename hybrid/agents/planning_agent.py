@@ -8,13 +8,14 @@ returning indices into the env's current action names.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from nesyworld.hybrid.boundary.interface import Host
 from nesyworld.hybrid.boundary.world_adapter import WorldAdapter
 from nesyworld.hybrid.execution.monitor import (
     OperatorFailure,
@@ -23,10 +24,10 @@ from nesyworld.hybrid.execution.monitor import (
     undeclared,
 )
 from nesyworld.hybrid.execution.operators import GroundOperator, ground
-from nesyworld.hybrid.execution.skills import Mode, Primitives, SkillStop, skill_actions
+from nesyworld.hybrid.execution.skills import Mode, SkillStop
 from nesyworld.hybrid.knowledge.prior import spec_actions
 from nesyworld.hybrid.knowledge.regime import observed_types
-from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
+from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.derivation.derive import count_thresholds
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import PlanCache, Planner, PlanResult
@@ -69,7 +70,9 @@ class RandomAgent:
         return None
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
-        names = self.env.unwrapped.action_names
+        names = getattr(self.env.unwrapped, "action_names", None)
+        if names is None:  # an env that is not nesyworld's: no names, no mask
+            return int(self.rng.integers(self.env.action_space.n))
         legal = np.flatnonzero(info["action_mask"]) if self.use_mask else np.arange(len(names))
         legal = [int(i) for i in legal if names[i] != "give_up"] or list(range(len(names)))
         return int(legal[self.rng.integers(len(legal))])
@@ -125,10 +128,12 @@ class PolicySkill(Protocol):
     def actions(self, world: World, horizon: int | None = None) -> Iterator[str]: ...
 
 
-def pre_novelty_actions(kb: KnowledgeBase, world: World | None = None) -> tuple[str, ...]:
+def pre_novelty_actions(kb: KnowledgeBase, offered: Sequence[str] | None = None
+                        ) -> tuple[str, ...]:
     """The env actions the agent knew before any novelty: those of the world its knowledge
     base was derived from (its spec file), with the actions of its own operators; when that
-    spec has no file, what `world` offers now (the agent is made before the novelty)."""
+    spec has no file, what the env `offered` when the agent was made (before the
+    novelty)."""
     source = kb.base.source
     own = tuple(dict.fromkeys(e.operator.action for e in kb
                               if not e.operator.action.startswith("policy:")))
@@ -137,7 +142,7 @@ def pre_novelty_actions(kb: KnowledgeBase, world: World | None = None) -> tuple[
             return tuple(dict.fromkeys((*spec_actions(source), *own)))
         except (SpecError, OSError):  # the source moved or is unreadable: use what is here
             pass
-    return tuple(world.action_names()) if world is not None else own
+    return tuple(offered) if offered is not None else own
 
 
 class PlanningAgent:
@@ -153,17 +158,21 @@ class PlanningAgent:
 
     def __init__(self, env: Any, kb: KnowledgeBase | None = None,
                  config: PlanningConfig = PlanningConfig(),
-                 on_event: Callable[[Event], None] | None = None) -> None:
+                 on_event: Callable[[Event], None] | None = None,
+                 host: Host | None = None) -> None:
         self.env = env
         self.config = config
-        world = self.world
-        self.kb = kb if kb is not None else KnowledgeBase.from_world(world)
+        self.host = host
+        """The adapter of an env that is not nesyworld's own (docs/ADAPTERS.md); None: the
+        env is a nesyworld env, seen through a WorldAdapter."""
+        boundary = self.boundary
+        self.kb = kb if kb is not None else boundary.knowledge()
         self.planner = Planner(config.planner, timeout=config.planner_timeout, cache=PlanCache())
         self.on_event = on_event
         self.events: list[Event] = []
         self.failures: list[OperatorFailure] = []
         self.known_types = {o.name for o in self.kb.base.objects}
-        self.known_actions = set(pre_novelty_actions(self.kb, world))
+        self.known_actions = set(pre_novelty_actions(self.kb, boundary.actions()))
         self.novelties: list[Event] = []
         self.learned: dict[str, PolicySkill] = {}
         """Operators executed by a policy (`policy:<name>` actions), by operator name."""
@@ -176,9 +185,12 @@ class PlanningAgent:
         prepare a trial (hybrid/repair/preparation.py)."""
 
     @property
-    def boundary(self) -> WorldAdapter:
-        """The agent's view of its env (hybrid/boundary/interface.py); it follows the env
-        when the env is swapped (a novelty injected by the protocol)."""
+    def boundary(self) -> Host:
+        """The agent's view of its env (hybrid/boundary/interface.py): its host, or a
+        WorldAdapter that follows the env when the env is swapped (a novelty injected by the
+        protocol)."""
+        if self.host is not None:
+            return self.host
         if getattr(self, "_boundary_of", None) is not self.env:
             self._boundary, self._boundary_of = WorldAdapter(self.env), self.env
         return self._boundary
@@ -198,13 +210,13 @@ class PlanningAgent:
         if self._driver is None:
             self.reset(observation, info)
         self._last = dict(info)
-        offered = self.env.unwrapped.action_names
-        if offered is not getattr(self, "_offered_seen", None):  # the actions changed
-            self._offered_seen = offered
+        names = self.boundary.actions()
+        if names != getattr(self, "_offered_seen", None):  # the actions changed
+            self._offered_seen = names
             self._detect_novelty()
-        action = next(self._driver, GIVE_UP)  # type: ignore[arg-type]
-        names = self.env.unwrapped.action_names
-        return names.index(action) if action in names else names.index(GIVE_UP)
+        give_up = self.boundary.give_up
+        action = next(self._driver, give_up)  # type: ignore[arg-type]
+        return names.index(action) if action in names else names.index(give_up)
 
     def observe(self, observation: Any, reward: float, terminated: bool, truncated: bool,
                 info: dict[str, Any]) -> None:
@@ -285,7 +297,6 @@ class PlanningAgent:
 
     def _drive(self) -> Iterator[str]:
         cfg = self.config
-        primitives = Primitives(self.boundary.body())
         for _ in range(cfg.max_plans):
             self._detect_novelty()
             if self.boundary.goal_reached():
@@ -305,8 +316,7 @@ class PlanningAgent:
             steps = [ground(s, operators) for s in result.steps]
             for k, op in enumerate(steps):
                 self.current = (str(op), k)
-                failure = yield from self._execute(op, tuple(result.steps[k + 1:]),
-                                                   primitives)
+                failure = yield from self._execute(op, tuple(result.steps[k + 1:]))
                 if failure == "drift":
                     break
                 if failure is not None:
@@ -323,50 +333,49 @@ class PlanningAgent:
                     self._failures_by_op[op.name] = count
                     if count >= cfg.max_failures_per_operator:
                         self.emit("give_up", f"{op.name} failed {count} times")
-                        yield GIVE_UP
+                        yield self.boundary.give_up
                         return
                     break
         self.current = None
         self.emit("give_up", "out of plans")
-        yield GIVE_UP
+        yield self.boundary.give_up
 
-    def _execute(self, op: GroundOperator, suffix: tuple[Any, ...], primitives: Primitives
-                 ) -> Any:
+    def _execute(self, op: GroundOperator, suffix: tuple[Any, ...]) -> Any:
         """Run one operator; returns None on success, "drift", or an OperatorFailure."""
-        world = self.world
-        z0 = abstract(world)
+        view = self.boundary
+        z0 = view.detect()
         self._detect_novelty(z0)
         if not z0.satisfies(op.schema.preconditions, op.binding):
             self.emit("drift", f"{op}: preconditions no longer hold; replanning")
             return "drift"
-        snapshot = world.snapshot()
-        start = int(world.state.step)
+        snapshot = view.snapshot()
+        start = view.step_count
         learned = self.learned.get(op.name)
-        actions = (learned.actions(world) if learned is not None
-                   else skill_actions(world, op, self.config.mode, primitives))
+        actions = (learned.actions(self.world) if learned is not None
+                   else view.skill(op, self.config.mode))
         for action in actions:
             if isinstance(action, SkillStop):
                 return OperatorFailure(op, "refused", action.reason, [], [], snapshot, suffix,
-                                       start, z0, abstract(world), int(world.state.step))
+                                       start, z0, view.detect(), view.step_count)
             yield action
             # a refused step of a walk is re-routed by the skill; only the operator's own
             # action being refused is a failure
             if action == op.env_action and not self._last.get("ok", True):
                 return OperatorFailure(op, "refused", str(self._last.get("reason", "")), [],
-                                       [], snapshot, suffix, start, z0, abstract(world),
-                                       int(world.state.step))
-        z1 = abstract(world)
+                                       [], snapshot, suffix, start, z0, view.detect(),
+                                       view.step_count)
+        z1 = view.detect()
         expected, observed = check_effects(op, z0, z1, self._relevant_counts())
         if expected and not tolerated(op, z0, z1, expected):
             return OperatorFailure(op, "effect_mismatch", "", expected, observed, snapshot,
-                                   suffix, start, z0, z1, int(world.state.step))
+                                   suffix, start, z0, z1, view.step_count)
         # a learned operator promises only the change common to all its checked rollouts;
         # what else its policy does varies and is not promised
         extra = undeclared(op, z0, z1) if learned is None else []
         if extra:
             return OperatorFailure(op, "undeclared", "", [], extra, snapshot, suffix, start,
-                                   z0, z1, int(world.state.step))
-        self.emit("done", f"{op}", operator=str(op), steps=int(world.state.step) - start)
+                                   z0, z1, view.step_count)
+        self.emit("done", f"{op}", operator=str(op), steps=view.step_count - start)
         return None
 
 

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 from nesyworld.world.exports import lazy_exports
 
 if TYPE_CHECKING:
-    from nesyworld.hybrid.boundary.interface import Environment, OracleRefused, Outcome
+    from nesyworld.hybrid.boundary.interface import Environment, Host, OracleRefused, Outcome
     from nesyworld.hybrid.boundary.world_adapter import CopyRecipe, WorldAdapter
 
 __getattr__, __all__ = lazy_exports(__name__, {
-    "interface": ["Environment", "OracleRefused", "Outcome"],
+    "interface": ["Environment", "Host", "OracleRefused", "Outcome"],
     "world_adapter": ["CopyRecipe", "WorldAdapter"],
 })

@@ -24,10 +24,16 @@ module of hybrid/ reads them.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from nesyworld.symbolic.derivation.abstraction import SymbolicState
+
+if TYPE_CHECKING:
+    from nesyworld.hybrid.execution.operators import GroundOperator
+    from nesyworld.hybrid.execution.skills import SkillStop
+    from nesyworld.symbolic.knowledge_base import KnowledgeBase
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,29 @@ class Environment(Protocol):
     def restore(self, snapshot: Any) -> None: ...
 
     def copy(self, snapshot: Any | None = None) -> Environment: ...
+
+
+@runtime_checkable
+class Host(Environment, Protocol):
+    """An `Environment` the planning agent can also carry out plans in: what an adapter
+    for another environment provides (docs/ADAPTERS.md)."""
+
+    give_up: str
+    """The env action that ends an episode when the agent has no plan left."""
+
+    @property
+    def step_count(self) -> int: ...
+
+    def goal_reached(self) -> bool: ...
+
+    def skill(self, op: GroundOperator, mode: str) -> Iterator[str | SkillStop]:
+        """The env actions (names) that carry out one planned operator, one per step, the
+        env read afresh before each; a SkillStop when it cannot go on."""
+        ...
+
+    def knowledge(self) -> KnowledgeBase:
+        """The agent's knowledge before any novelty: the operators it starts with."""
+        ...
 
 
 class OracleRefused(PermissionError):

@@ -9,14 +9,18 @@ the registries go to no one else, except through `oracle`, the labelled baseline
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from nesyworld.hybrid.boundary.interface import OracleRefused, Outcome
 from nesyworld.hybrid.boundary.oracle_model import goal_reachable, relaxed_reachable
+from nesyworld.hybrid.execution.operators import GroundOperator
+from nesyworld.hybrid.execution.skills import Primitives, SkillStop, skill_actions
 from nesyworld.hybrid.knowledge.options import Knowledge
 from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
 from nesyworld.symbolic.derivation.derive import derive
+from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world import Snapshot, World
 from nesyworld.world.envs.gym_env import NesyGridEnv, Refusals
 from nesyworld.world.observations.builder import ObservationBuilder, ObservationConfig
@@ -65,8 +69,11 @@ class CopyRecipe:
 class WorldAdapter:
     """A nesyworld env (a NesyGridEnv, possibly wrapped) as an `Environment`."""
 
+    give_up = "give_up"
+
     def __init__(self, env: Any) -> None:
         self.env = env
+        self._primitives: Primitives | None = None
 
     @classmethod
     def of_world(cls, world: World, refusals: Refusals = "explained") -> WorldAdapter:
@@ -131,6 +138,17 @@ class WorldAdapter:
 
     def goal_reached(self) -> bool:
         return bool(self._world.goal_reached())
+
+    def skill(self, op: GroundOperator, mode: str) -> Iterator[str | SkillStop]:
+        """The world's own skills (hybrid/execution/skills.py): the action, repeated as its
+        operator says, or a walk of primitive moves in "primitive" mode."""
+        if self._primitives is None:
+            self._primitives = Primitives(self.body())
+        return skill_actions(self._world, op, mode, self._primitives)  # type: ignore[arg-type]
+
+    def knowledge(self) -> KnowledgeBase:
+        """What the world's registries declare now: the agent is made before the novelty."""
+        return KnowledgeBase.from_world(self._world)
 
     def oracle(self, knowledge: Knowledge) -> World:
         """The post-novelty world itself, model and all: only in the oracle regime."""

@@ -41,8 +41,17 @@ def run_episode(env: Any, agent: Agent, seed: int | None = None,
         total += float(reward)
         steps += 1
     failures = [f.to_dict() for f in getattr(agent, "failures", [])[failures_before:]]
-    return EpisodeResult(seed, bool(info.get("success")), steps, total,
+    return EpisodeResult(seed, succeeded(agent, info), steps, total,
                          time.perf_counter() - start, failures)
+
+
+def succeeded(agent: Agent, info: dict[str, Any]) -> bool:
+    """nesyworld's envs say so in `info`; another env's host tells whether the goal is
+    reached (hybrid/boundary/interface.py), and an agent without one did not succeed."""
+    if "success" in info:
+        return bool(info["success"])
+    host = getattr(agent, "host", None)
+    return bool(host is not None and host.goal_reached())
 
 
 def summarize(results: list[EpisodeResult], planner_seconds: float = 0.0) -> dict[str, Any]:

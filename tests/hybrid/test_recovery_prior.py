@@ -57,7 +57,7 @@ def fresh(world: World, failure: OperatorFailure) -> set[str]:
 
 def test_the_novel_actions_are_those_the_novelty_brought() -> None:
     world, failure = fire_failure()
-    before = pre_novelty_actions(KB, world)
+    before = pre_novelty_actions(KB, world.action_names())
     offered = world.action_names()
     novel = novel_actions(offered, before, fresh(world, failure))
     assert failure.operator.name == "craft_pogo_stick"
@@ -71,7 +71,7 @@ def test_the_novel_actions_are_those_the_novelty_brought() -> None:
 
 def test_the_prior_adds_the_novelty_bias_on_top_of_the_focus_bias() -> None:
     world, failure = fire_failure()
-    before = pre_novelty_actions(KB, world)
+    before = pre_novelty_actions(KB, world.action_names())
     names = recovery_actions(world.action_names())
     focus = focus_actions(world.action_names(), failure.operator, before, fresh(world, failure))
     novel = novel_actions(world.action_names(), before, fresh(world, failure))

@@ -1,0 +1,141 @@
+"""A MiniGrid env as a `Host` (hybrid/boundary/interface.py): what the planning agent sees of
+it and how it carries out the operators of domains/minigrid/minigrid.pddl.
+
+MiniGrid refuses nothing: an action that cannot act (a pickup facing a wall) simply changes
+nothing, so every step is accepted and the monitor finds the effects that did not happen.
+Snapshots are copies of the grid, the agent's pose, what it carries and the step count.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from nesyworld.domains import DOMAINS_DIR
+from nesyworld.hybrid.adapters.minigrid.detector import GOAL, detect
+from nesyworld.hybrid.adapters.minigrid.navigation import approach
+from nesyworld.hybrid.boundary.interface import Outcome
+from nesyworld.hybrid.execution.operators import GroundOperator
+from nesyworld.hybrid.execution.skills import SkillStop
+from nesyworld.symbolic.derivation.derive import Derivation
+from nesyworld.symbolic.derivation.from_pddl import derivation_from_pddl
+from nesyworld.symbolic.knowledge_base import KnowledgeBase
+from nesyworld.world.actions.schema import (
+    BEHIND_DOOR,
+    THROUGH_PREFIX,
+    Fact,
+    OperatorSchema,
+    SetFact,
+)
+
+DOMAIN = DOMAINS_DIR / "minigrid" / "minigrid.pddl"
+ACTIONS = {"approach": "approach_{?x}", "pickup": "pickup", "drop": "drop",
+           "enter_goal": "forward"}
+"""Operators and the env action (or skill, for approach) that carries each out; opening and
+unlocking a door are MiniGrid's toggle."""
+
+
+@dataclass(frozen=True)
+class MiniGridSnapshot:
+    grid: Any
+    pos: tuple[int, int]
+    direction: int
+    carrying: Any
+    step_count: int
+
+
+def env_action(op: str) -> str:
+    return ACTIONS.get(op, "toggle" if op.startswith(("open_", "unlock_")) else op)
+
+
+def with_doors(d: Derivation) -> Derivation:
+    """Opening a door brings within reach what was behind it: for each operator that opens a
+    door kind D, `when through_D(t): not behind_door(t)` for every kind t (the map effects of
+    symbolic/derivation/map_effects.py, for this domain)."""
+    things = [o.name for o in d.objects]
+    out: list[OperatorSchema] = []
+    for op in d.operators:
+        opened = [e.args[0] for e in op.effects if isinstance(e, SetFact)
+                  and e.predicate == "open" and e.value]
+        extra = [SetFact(BEHIND_DOOR, (t,), False, when=(Fact(THROUGH_PREFIX + door, (t,)),))
+                 for door in opened for t in things]
+        out.append(OperatorSchema(op.name, op.params, op.preconditions,
+                                  (*op.effects, *extra), op.action, op.provenance)
+                   if extra else op)
+    return d.with_operators(out)
+
+
+@cache
+def _domain() -> Derivation:
+    text = DOMAIN.read_text()
+    names = re.findall(r"\(:action\s+([\w-]+)", text)
+    return with_doors(derivation_from_pddl(text, "domains/minigrid/minigrid.pddl",
+                                           actions={n: env_action(n) for n in names}))
+
+
+class MiniGridHost:
+    """The planning agent's view of a MiniGrid env (module docstring)."""
+
+    give_up = "done"
+
+    def __init__(self, env: Any) -> None:
+        self.env = env
+        self.domain = _domain()
+        self.vocabulary = tuple(o.name for o in self.domain.objects)
+
+    # --- the Environment ------------------------------------------------------------------
+    def detect(self) -> Any:
+        return detect(self.env, self.vocabulary)
+
+    def actions(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.env.unwrapped.actions)
+
+    def step(self, action: str) -> Outcome:
+        _, reward, terminated, truncated, _ = self.env.step(self.actions().index(action))
+        return Outcome(True, "", float(reward), bool(terminated), bool(truncated),
+                       bool(terminated and self.goal_reached()))
+
+    def goal(self) -> dict[str, int]:
+        return {GOAL: 1}
+
+    def snapshot(self) -> MiniGridSnapshot:
+        u = self.env.unwrapped
+        return MiniGridSnapshot(copy.deepcopy(u.grid), (int(u.agent_pos[0]),
+                                int(u.agent_pos[1])), int(u.agent_dir),
+                                copy.deepcopy(u.carrying), int(u.step_count))
+
+    def restore(self, snapshot: MiniGridSnapshot) -> None:
+        u = self.env.unwrapped
+        u.grid = copy.deepcopy(snapshot.grid)
+        u.agent_pos = snapshot.pos
+        u.agent_dir = snapshot.direction
+        u.carrying = copy.deepcopy(snapshot.carrying)
+        u.step_count = snapshot.step_count
+
+    def copy(self, snapshot: MiniGridSnapshot | None = None) -> MiniGridHost:
+        twin = MiniGridHost(copy.deepcopy(self.env))
+        twin.restore(snapshot if snapshot is not None else self.snapshot())
+        return twin
+
+    # --- the Host ---------------------------------------------------------------------------
+    @property
+    def step_count(self) -> int:
+        return int(self.env.unwrapped.step_count)
+
+    def goal_reached(self) -> bool:
+        u = self.env.unwrapped
+        here = u.grid.get(int(u.agent_pos[0]), int(u.agent_pos[1]))
+        return here is not None and here.type == GOAL
+
+    def skill(self, op: GroundOperator, mode: str) -> Iterator[str | SkillStop]:
+        action = op.env_action
+        if action.startswith("approach_"):
+            return approach(self.env, action[len("approach_"):])
+        return iter((action,))
+
+    def knowledge(self) -> KnowledgeBase:
+        return KnowledgeBase(self.domain.with_state(self.detect(), self.goal()))
