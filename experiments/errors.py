@@ -27,6 +27,7 @@ USER_ERRORS: tuple[tuple[str, str], ...] = (
     ("nesyworld.experiments.continual.run", "ContinualError"),
     ("nesyworld.world.simulation.trajectory", "ReplayMismatch"),
     ("nesyworld.experiments.cli.arguments", "UsageError"),
+    ("nesyworld.experiments.protocol.hosted", "HostedEnvError"),
 )
 """(module, class) of every error type that reports bad input; add new loaders' types here."""
 

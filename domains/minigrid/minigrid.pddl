@@ -3,7 +3,8 @@
 ; (yellow_key, red_door), or goal, lava, wall; air is an empty cell. `facing` is the cell in
 ; front, `holding` what the agent carries (air: nothing), `world` counts things on the grid and
 ; `inventory` what is carried; the agent standing on the goal square counts as one `goal` in
-; its inventory, which is the task's goal. `behind_door` and `through_<door>` are map facts the
+; its inventory. The task comes from the env's mission: reaching the goal square, or holding
+; the thing it names ("pick up the yellow key"). `behind_door` and `through_<door>` are map facts the
 ; detector computes each state (no path to a thing; a path once that kind of door opens).
 (define (domain minigrid)
   (:requirements :strips :typing :negative-preconditions :equality :numeric-fluents
@@ -33,6 +34,12 @@
     :parameters (?x - thing ?from - physobj)
     :precondition (and (>= (world ?x) 1) (facing ?from) (not (behind_door ?x)))
     :effect (and (not (facing ?from)) (facing ?x)))
+
+  ; turn to (or step beside) an empty cell: somewhere to put a thing down
+  (:action face_free_cell
+    :parameters (?from - physobj)
+    :precondition (facing ?from)
+    :effect (and (not (facing ?from)) (facing air)))
 
   (:action pickup
     :parameters (?x - portable)

@@ -99,5 +99,10 @@ def resolve_cases(args: argparse.Namespace) -> tuple[str, list[str], Path]:
     if args.spec is not None and args.spec != suite.spec:
         raise UsageError(f"--spec: suite '{suite.name}' is written for spec '{suite.spec}', not "
                          f"'{args.spec}'")
-    return (suite.spec, [str(p) for p in suite.novelties()],
+    try:
+        cases = [str(p) for p in suite.novelties()]
+    except ImportError as err:
+        raise UsageError(f"--suite {suite.name}: {err}; expected its extra installed "
+                         f'(pip install "nesyworld[{suite.name}]")') from None
+    return (suite.spec, cases,
             args.out or Path(f"results/generality_{suite.name}.jsonl"))

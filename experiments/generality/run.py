@@ -45,8 +45,11 @@ class GeneralityConfig:
 
 
 def novelty_key(novelty: str) -> str:
-    """A case's name: the novelty file's stem, or the shipped novelty's name."""
-    return Path(novelty).stem if novelty.endswith((".yaml", ".yml")) else novelty
+    """A case's name: the novelty file's stem, the class of a `module:Class` novelty, or the
+    shipped novelty's name."""
+    if novelty.endswith((".yaml", ".yml")):
+        return Path(novelty).stem
+    return novelty.rpartition(":")[2] if ":" in novelty else novelty
 
 
 def probe_plan(spec: str, novelty: str, seed: int, refusals: str = "explained"
@@ -77,8 +80,11 @@ def probe_plan(spec: str, novelty: str, seed: int, refusals: str = "explained"
 def run_case(novelty: str, config: GeneralityConfig) -> dict[str, Any]:
     """One case's JSON-able record: the plan probe, then the hybrid agent's adaptation (the
     recovery experiment's run, `experiments/recovery/run.py`, on this novelty)."""
+    from nesyworld.experiments.generality.hosted_case import is_class_ref, run_hosted_case
     from nesyworld.experiments.recovery.run import RecoveryRunSpec, run_one
 
+    if is_class_ref(novelty):  # a novelty class on an env that is not nesyworld's
+        return run_hosted_case(novelty, config, config.recovered_at)
     start = time.perf_counter()
     record: dict[str, Any] = {"key": novelty_key(novelty), "case": novelty_key(novelty),
                               "novelty": novelty, "config": asdict(config),

@@ -9,6 +9,8 @@ asked, so a novelty added to a suite's folder joins the suite with no code.
 - `polycraft`: `domains/polycraft/suite/`, novelties of the pogostick task beyond the paper's
   (those stay in `domains/polycraft/novelties/`, the shipped set).
 - `workshop`: `domains/workshop/novelties/`, the birdhouse task's own novelties.
+- `minigrid`: `domains/minigrid/novelties.py`, wrapper classes on MiniGrid tasks, run by the
+  hosted path (experiments/generality/hosted_case.py).
 """
 
 from __future__ import annotations
@@ -27,9 +29,18 @@ class Suite:
     spec: str
     folder: Path
     description: str = ""
+    module: str = ""
+    """For an env that is not nesyworld's: the module whose NOVELTIES (gymnasium.Wrapper
+    classes, each naming its `task`) are the suite; `spec` then only names the adapter."""
 
-    def novelties(self) -> list[Path]:
-        """The suite's novelty files, sorted by name (the order the cases run in)."""
+    def novelties(self) -> list[Path] | list[str]:
+        """The suite's novelty files, sorted by name (the order the cases run in), or its
+        novelty classes as `module:Class`, in the module's order."""
+        if self.module:
+            import importlib
+
+            classes = importlib.import_module(self.module).NOVELTIES
+            return [f"{self.module}:{c.__name__}" for c in classes]
         return sorted(self.folder.glob("*.yaml"))
 
 
@@ -38,6 +49,10 @@ SUITES: dict[str, Suite] = {
                        "unseen novelties of the pogostick task, all eight SAIL-ON levels"),
     "workshop": Suite("workshop", "birdhouse", DOMAINS_DIR / "workshop" / "novelties",
                       "novelties of the birdhouse task, a second YAML-only domain"),
+    "minigrid": Suite("minigrid", "minigrid", DOMAINS_DIR / "minigrid",
+                      "MiniGrid novelties as gymnasium.Wrapper classes, on several MiniGrid "
+                      "tasks (needs the minigrid extra)",
+                      module="nesyworld.domains.minigrid.novelties"),
 }
 
 

@@ -32,6 +32,8 @@ from nesyworld.hybrid.agents.saved_agent import (
     load_knowledge_base,
     policy_file,
 )
+from nesyworld.hybrid.boundary.interface import Host
+from nesyworld.hybrid.boundary.world_adapter import WorldAdapter
 from nesyworld.hybrid.execution.monitor import OperatorFailure
 from nesyworld.hybrid.execution.operators import GroundOperator
 from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, Knowledge
@@ -49,7 +51,6 @@ from nesyworld.hybrid.repair.repairer import (
 )
 from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import EpochRecord, load_checkpoint, save_checkpoint
-from nesyworld.symbolic.derivation.abstraction import abstract
 from nesyworld.symbolic.knowledge_base import KnowledgeBase, operator_pddl
 from nesyworld.world.actions.schema import OperatorSchema
 from nesyworld.world.envs.gym_env import Refusals
@@ -92,8 +93,8 @@ class HybridAgent(PlanningAgent):
                  learning: bool = True,
                  on_event: Callable[[Event], None] | None = None,
                  repair: RepairConfig | None = None,
-                 knowledge: Knowledge = DEFAULT_KNOWLEDGE) -> None:
-        super().__init__(env, kb, config or PlanningConfig(), on_event)
+                 knowledge: Knowledge = DEFAULT_KNOWLEDGE, host: Host | None = None) -> None:
+        super().__init__(env, kb, config or PlanningConfig(), on_event, host)
         self.knowledge: Knowledge = check_knowledge(knowledge)
         """What the agent may know of the changed world (hybrid/knowledge/regime.py): only
         "oracle", a labelled baseline, reads the post-novelty world's own model."""
@@ -193,11 +194,12 @@ class HybridAgent(PlanningAgent):
         ctx = self._context()
         if not self.repair_config.enabled or not (ctx["new_actions"] or ctx["new_types"]):
             return False
-        z = abstract(self.world)
+        view = self.boundary
+        z = view.detect()
         nothing = GroundOperator(OperatorSchema("no_plan", (), (), (), "nop",
                                                 "the knowledge base has no plan"))
         failure = OperatorFailure(nothing, "precondition", "no plan from this state", [], [],
-                                  self.world.snapshot(), (), int(self.world.state.step), z, z)
+                                  view.snapshot(), (), view.step_count, z, z)
         evidence = no_plan_evidence(failure, ctx)
         key = "no plan; " + evidence.describe()
         if key in self._repairs_tried:
@@ -207,13 +209,15 @@ class HybridAgent(PlanningAgent):
         return self._adopt(self._repairer().bridge(self.boundary, evidence))
 
     def _learn_gap(self) -> bool:
-        z = abstract(self.world)
+        if not self._can_learn():
+            return False
+        z = self.boundary.detect()
         item = missing_item(self.kb, self.planner, z, self.task_goal)
         if item is None:
             self.emit("recovery", "no plan, and every item the goal needs can still be "
                       "obtained: nothing to learn")
             return False
-        failure = gap_failure(item, self.world.snapshot(), z, int(self.world.state.step))
+        failure = gap_failure(item, self.boundary.snapshot(), z, self.boundary.step_count)
         name = failure.operator.name
         if self._gave_up.get(name, 0) >= self.recovery_config.attempts:
             return False
@@ -223,9 +227,22 @@ class HybridAgent(PlanningAgent):
         return self._learn(failure, None, replace(self.recovery_config, extra_maps=0))
 
     # --- learning -------------------------------------------------------------------------
+    def _can_learn(self) -> bool:
+        """Learning trains in nesyworld's own recovery env (hybrid/recovery/env.py): on
+        another env's host the agent repairs and experiments, but does not learn yet."""
+        if self.host is None or isinstance(self.host, WorldAdapter):
+            return True
+        if not getattr(self, "_said_cannot_learn", False):
+            self._said_cannot_learn = True
+            self.emit("recovery", "learning a policy needs nesyworld's own world; on this "
+                      "env the agent repairs and experiments only")
+        return False
+
     def _learn(self, failure: OperatorFailure, previous: LearnedOperator | None,
                config: RecoveryConfig) -> bool:
         """Learn (or fine-tune `previous`) an operator for `failure`; True when one was."""
+        if not self._can_learn():
+            return False
         name = failure.operator.name
         # "new since the novelty" is against the knowledge base's world, not what the agent
         # has seen (known_actions grows as novelties are detected)

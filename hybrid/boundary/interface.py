@@ -77,6 +77,14 @@ class Host(Environment, Protocol):
     give_up: str
     """The env action that ends an episode when the agent has no plan left."""
 
+    env: Any
+    """The Gymnasium env it hosts (the one `run_episode` steps)."""
+
+    @property
+    def recipe(self) -> Copies:
+        """How to make restored copies of it: repair verifies and experiments in them."""
+        ...
+
     @property
     def step_count(self) -> int: ...
 
@@ -90,6 +98,22 @@ class Host(Environment, Protocol):
     def knowledge(self) -> KnowledgeBase:
         """The agent's knowledge before any novelty: the operators it starts with."""
         ...
+
+
+class Copies(Protocol):
+    """Restored copies of a host, for repair's trials and verification."""
+
+    def adapter(self, snapshot: Any | None = None) -> Host: ...
+
+
+@dataclass(frozen=True)
+class HostCopies:
+    """Copies made by a host's own `copy` (an adapter's deep copy of its env)."""
+
+    host: Host
+
+    def adapter(self, snapshot: Any | None = None) -> Host:
+        return self.host.copy(snapshot)  # type: ignore[return-value]
 
 
 class OracleRefused(PermissionError):

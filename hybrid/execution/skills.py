@@ -12,12 +12,12 @@ registry, not from a table of names.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
 from nesyworld.hybrid.execution.operators import GroundOperator
-from nesyworld.symbolic.derivation.abstraction import abstract
+from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
 from nesyworld.world import World
 
 Mode = Literal["macro", "primitive"]
@@ -107,6 +107,11 @@ def repeated(world: World, op: GroundOperator) -> Iterator[str]:
     inventory, the properties the effects name): a block damaged before breaks sooner, and
     hitting on would strike whatever it left behind. World counts are left out: an NPC or an
     event may change them meanwhile."""
+    return repeated_on(lambda: abstract(world), op)
+
+
+def repeated_on(detect: Callable[[], SymbolicState], op: GroundOperator) -> Iterator[str]:
+    """`repeated` for any env: `detect` reads the state (an adapter's detector)."""
     action, repeat = op.env_action, op.schema.repeat
     if repeat <= 1:
         yield action
@@ -114,7 +119,7 @@ def repeated(world: World, op: GroundOperator) -> Iterator[str]:
     named = {getattr(e, "predicate", None) for e in op.schema.effects}
 
     def own() -> tuple[object, ...]:
-        z = abstract(world)
+        z = detect()
         return z.facing, z.holding, z.inventory, {p for p in z.props if p[0] in named}
 
     start = own()

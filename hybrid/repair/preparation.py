@@ -27,7 +27,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any
 
 from nesyworld.hybrid.agents.planning_agent import PlanningAgent, PlanningConfig
-from nesyworld.hybrid.boundary.world_adapter import CopyRecipe, WorldAdapter
+from nesyworld.hybrid.boundary.interface import Copies
 from nesyworld.hybrid.repair.evidence import read_refusal
 from nesyworld.hybrid.repair.trials import (
     SKIPPED,
@@ -115,17 +115,17 @@ def holds(z: SymbolicState, goal: Mapping[str, int]) -> bool:
     return all(n in z.names and z.count(INVENTORY, n) >= k for n, k in goal.items())
 
 
-def prepare(copies: CopyRecipe, snapshot: Snapshot, kb: KnowledgeBase, planner: Planner,
+def prepare(copies: Copies, snapshot: Snapshot, kb: KnowledgeBase, planner: Planner,
             goal: Mapping[str, int], max_steps: int, *, mode: str = "macro",
             skills: Mapping[str, Any] | None = None
             ) -> tuple[tuple[Snapshot, SymbolicState] | None, int]:
     """Run the planning agent with `kb` toward holding `goal`, from `snapshot`, in a copy;
     (the state it reached and what it observes there, env steps taken), the state None when
     it did not get there."""
-    env = copies.env(snapshot)
-    view = WorldAdapter(env)
+    view = copies.adapter(snapshot)
+    env = view.env
     agent = PlanningAgent(env, kb, PlanningConfig(mode=mode,  # type: ignore[arg-type]
-                                                  max_failures_per_operator=1))
+                                                  max_failures_per_operator=1), host=view)
     agent.planner = planner
     agent.learned = dict(skills or {})
     agent.goal = dict(goal)
@@ -191,7 +191,7 @@ def trials_for(action: str, z: SymbolicState, kb: KnowledgeBase, offered: Sequen
     return out
 
 
-def prepared_trials(copies: CopyRecipe, snapshot: Snapshot, z: SymbolicState,
+def prepared_trials(copies: Copies, snapshot: Snapshot, z: SymbolicState,
                     kb: KnowledgeBase, planner: Planner, offered: Sequence[str],
                     actions: Sequence[str], earlier: Sequence[TrialResult], *,
                     max_steps: int = 1500, max_rounds: int = 6, mode: str = "macro",

@@ -29,8 +29,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from nesyworld.hybrid.boundary.interface import Outcome
-from nesyworld.hybrid.boundary.world_adapter import CopyRecipe
+from nesyworld.hybrid.boundary.interface import Copies, Outcome
 from nesyworld.hybrid.recovery.learned_operator import FUNCTIONAL, Rollout, common_effects
 from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
@@ -187,7 +186,7 @@ def follow_ups(results: Sequence[TrialResult], offered: Sequence[str],
     return out
 
 
-def run_trials(copies: CopyRecipe, snapshot: Snapshot, trials: Sequence[Trial],
+def run_trials(copies: Copies, snapshot: Snapshot, trials: Sequence[Trial],
                max_steps: int = 200) -> tuple[list[TrialResult], int]:
     """Each trial from `snapshot` in a restored copy of the env; (results, env steps
     taken). The copy explains refusals only as the agent's env does."""
@@ -294,7 +293,7 @@ def _name(trial: Trial, kb: KnowledgeBase, taken: Collection[str]) -> str:
     return name
 
 
-def experiment(copies: CopyRecipe, snapshot: Snapshot, z: SymbolicState, kb: KnowledgeBase,
+def experiment(copies: Copies, snapshot: Snapshot, z: SymbolicState, kb: KnowledgeBase,
                offered: Sequence[str], new_actions: Collection[str],
                new_types: Collection[str], max_trials: int = 64, max_steps: int = 200
                ) -> Experiments:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from nesyworld.hybrid.agents.planning_agent import PlanningAgent, PlanningConfig
-from nesyworld.hybrid.boundary.world_adapter import CopyRecipe
+from nesyworld.hybrid.boundary.interface import Copies
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import Planner
 from nesyworld.world import Snapshot
@@ -35,7 +35,7 @@ class Verification:
         return self.verdict in ACCEPTED
 
 
-def verify(copies: CopyRecipe, snapshot: Snapshot, kb: KnowledgeBase,
+def verify(copies: Copies, snapshot: Snapshot, kb: KnowledgeBase,
            watched: Collection[str], *, planner: Planner | None = None,
            skills: Mapping[str, Any] | None = None, known_types: Collection[str] = (),
            known_actions: Collection[str] = (), max_steps: int = 300, mode: str = "macro"
@@ -43,9 +43,10 @@ def verify(copies: CopyRecipe, snapshot: Snapshot, kb: KnowledgeBase,
     """Run the planning agent with `kb` from `snapshot` until the goal, a failure of a
     `watched` (repaired) operator, the end of the episode or `max_steps`. The copy explains
     its refusals as the agent's own env does, no more."""
-    env = copies.env(snapshot)
+    view = copies.adapter(snapshot)
+    env = view.env
     agent = PlanningAgent(env, kb, PlanningConfig(mode=mode,  # type: ignore[arg-type]
-                                                  max_failures_per_operator=1))
+                                                  max_failures_per_operator=1), host=view)
     if planner is not None:
         agent.planner = planner
     agent.learned = dict(skills or {})

@@ -168,4 +168,4 @@ def test_a_novelty_is_a_wrapper_class_named_by_path(tmp_path: object,
     assert main(["run", spec, "--novelty", f"{path}.missing.py:KeyGone"]) == 2
     assert "is not a file" in capsys.readouterr().err
     assert main(["run", spec, "--agent", "rapidlearn+"]) == 2
-    assert "only the planning and random agents" in capsys.readouterr().err
+    assert "expected a repair+ agent" in capsys.readouterr().err

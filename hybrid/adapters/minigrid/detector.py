@@ -7,8 +7,8 @@ after the domain's names: unknown, but seen.
 
 The map facts say what the agent can walk to: `behind_door(t)` when no thing of kind t is next
 to a cell it can reach; `through_<door>(t)` when opening the closed doors of that kind next to
-its region would bring a t within reach. A key, ball or box in the way does not count as a
-door: the agent can pick it up (the walk to something then goes around it or fails). They
+its region would bring a t within reach. A key, ball or box in the way is a gate too:
+`through_<kind>(t)` when picking up the things of that kind next to the region would. They
 are read afresh each state, as nesyworld's own detector reads them
 (symbolic/derivation/map_facts.py).
 """
@@ -45,14 +45,15 @@ def walkable(obj: Any) -> bool:
     return obj is None or (obj.can_overlap() and obj.type not in ("goal", "lava"))
 
 
-def clearable(obj: Any) -> bool:
-    """Walkable, or in the way only until it is picked up (a key, a ball, a box)."""
-    return walkable(obj) or obj.type in PORTABLE
+def gate(obj: Any) -> bool:
+    """Something in the way that an operator can take out of the way: a closed door (opened)
+    or a key, ball or box (picked up)."""
+    return obj is not None and ((obj.type == "door" and not obj.is_open)
+                                or obj.type in PORTABLE)
 
 
 def region(grid: Any, start: Cell, extra: Iterable[Cell] = ()) -> set[Cell]:
-    """Cells the agent could reach from `start` through walkable cells, the `extra` ones and
-    things it can pick up out of the way: what is behind a door is a matter of doors."""
+    """Cells the agent can reach from `start` through walkable cells and the `extra` ones."""
     allowed = set(extra)
     seen = {start}
     todo = deque([start])
@@ -62,7 +63,7 @@ def region(grid: Any, start: Cell, extra: Iterable[Cell] = ()) -> set[Cell]:
             c = (x + dx, y + dy)
             if c in seen or not (0 <= c[0] < grid.width and 0 <= c[1] < grid.height):
                 continue
-            if c in allowed or clearable(grid.get(*c)):
+            if c in allowed or walkable(grid.get(*c)):
                 seen.add(c)
                 todo.append(c)
     return seen
@@ -81,13 +82,37 @@ def within_reach(grid: Any, cells: set[Cell]) -> set[str]:
     return out
 
 
+def through_facts(grid: Any, pos: Cell, near: set[Cell], reach: set[str],
+                  gates: dict[str, list[Cell]], depth: int = 16) -> set[tuple[str, str]]:
+    """`through_<gate>(t)`, gate by gate outward: the gates next to the agent's region
+    first, then those next to the region all of them open onto, and so on (`depth`
+    levels). A gate of a later level is only reached through an earlier one, so what it
+    opens onto is counted as if the earlier ones were out of the way: a plan that takes the
+    wrong earlier gate meets a refusal and replans."""
+    out: set[tuple[str, str]] = set()
+    known, cleared = set(near), []
+    for _ in range(depth):
+        level = {k: [c for c in cells if c not in cleared and any(
+            (c[0] + dx, c[1] + dy) in known for dx, dy in STEPS)] for k, cells in gates.items()}
+        level = {k: cells for k, cells in level.items() if cells}
+        if not level:
+            break
+        base = within_reach(grid, known) | reach
+        for k, cells in level.items():
+            wider = within_reach(grid, region(grid, pos, [*cleared, *cells])) - base
+            out |= {(THROUGH_PREFIX + k, t) for t in wider}
+        cleared += [c for cells in level.values() for c in cells]
+        known = region(grid, pos, cleared)
+    return out
+
+
 def detect(env: Any, vocabulary: Sequence[str]) -> SymbolicState:
     """The abstract state of a MiniGrid env (its `unwrapped` is read)."""
     u = env.unwrapped
     grid = u.grid
     pos = (int(u.agent_pos[0]), int(u.agent_pos[1]))
     counts: dict[str, int] = {}
-    doors: dict[str, list[Cell]] = {}
+    gates: dict[str, list[Cell]] = {}
     props: set[tuple[str, str]] = set()
     for x in range(grid.width):
         for y in range(grid.height):
@@ -96,11 +121,11 @@ def detect(env: Any, vocabulary: Sequence[str]) -> SymbolicState:
                 continue
             k = kind(obj)
             counts[k] = counts.get(k, 0) + 1
+            if gate(obj):
+                gates.setdefault(k, []).append((x, y))
             if obj.type == "door":
                 if obj.is_open:
                     props.add(("open", k))
-                else:
-                    doors.setdefault(k, []).append((x, y))
                 if obj.is_locked:
                     props.add(("locked", k))
     carrying = kind(u.carrying) if u.carrying is not None else AIR
@@ -116,11 +141,7 @@ def detect(env: Any, vocabulary: Sequence[str]) -> SymbolicState:
     for k, n in counts.items():
         if n > 0 and k not in reach:
             props.add((BEHIND_DOOR, k))
-    for door, cells in doors.items():
-        gates = [c for c in cells if any((c[0] + dx, c[1] + dy) in near for dx, dy in STEPS)]
-        if gates:
-            wider = within_reach(grid, region(grid, pos, gates)) - reach
-            props |= {(THROUGH_PREFIX + door, k) for k in wider}
+    props |= through_facts(grid, pos, near, reach, gates)
     names = list(vocabulary)
     seen = sorted({*counts, *held, front} - set(names))
     names += seen

@@ -17,16 +17,20 @@ from typing import Any
 
 from nesyworld.domains import DOMAINS_DIR
 from nesyworld.hybrid.adapters.minigrid.detector import GOAL, detect
-from nesyworld.hybrid.adapters.minigrid.navigation import approach
-from nesyworld.hybrid.boundary.interface import Outcome
+from nesyworld.hybrid.adapters.minigrid.navigation import approach, face_free_cell
+from nesyworld.hybrid.boundary.interface import HostCopies, Outcome
 from nesyworld.hybrid.execution.operators import GroundOperator
-from nesyworld.hybrid.execution.skills import SkillStop
+from nesyworld.hybrid.execution.skills import SkillStop, repeated_on
+from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.derivation.derive import Derivation
 from nesyworld.symbolic.derivation.from_pddl import derivation_from_pddl
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world.actions.schema import (
     BEHIND_DOOR,
+    INVENTORY,
     THROUGH_PREFIX,
+    WORLD,
+    CountChange,
     Fact,
     OperatorSchema,
     SetFact,
@@ -34,9 +38,27 @@ from nesyworld.world.actions.schema import (
 
 DOMAIN = DOMAINS_DIR / "minigrid" / "minigrid.pddl"
 ACTIONS = {"approach": "approach_{?x}", "pickup": "pickup", "drop": "drop",
-           "enter_goal": "forward"}
+           "enter_goal": "forward", "face_free_cell": "face_free_cell"}
 """Operators and the env action (or skill, for approach) that carries each out; opening and
 unlocking a door are MiniGrid's toggle."""
+
+
+PICK_UP = re.compile(r"(?:pick up|fetch|go get|get) (?:the|a|an) "
+                     r"(?:(red|green|blue|purple|yellow|grey) )?(key|ball|box)\b")
+
+
+def mission_goal(mission: str, z: SymbolicState) -> dict[str, int]:
+    """{"yellow_key": 1} for "pick up the yellow key"; for an object named without a colour,
+    the first such kind on the map; {"goal": 1} for a mission that names the goal square,
+    and for any other."""
+    m = PICK_UP.search(mission)
+    if m is None or GOAL in mission.split():  # "get the key ... and go to the goal"
+        return {GOAL: 1}
+    colour, kind = m.groups()
+    if colour:
+        return {f"{colour}_{kind}": 1}
+    on_map = [n for n in z.names if n.endswith("_" + kind) and z.count(WORLD, n) > 0]
+    return {on_map[0]: 1} if on_map else {GOAL: 1}
 
 
 @dataclass(frozen=True)
@@ -53,16 +75,19 @@ def env_action(op: str) -> str:
 
 
 def with_doors(d: Derivation) -> Derivation:
-    """Opening a door brings within reach what was behind it: for each operator that opens a
-    door kind D, `when through_D(t): not behind_door(t)` for every kind t (the map effects of
+    """Taking a gate out of the way brings within reach what was behind it: for each
+    operator that opens a door kind D, or takes a thing of kind K off the map (a pickup),
+    `when through_D(t): not behind_door(t)` for every kind t (the map effects of
     symbolic/derivation/map_effects.py, for this domain)."""
     things = [o.name for o in d.objects]
     out: list[OperatorSchema] = []
     for op in d.operators:
-        opened = [e.args[0] for e in op.effects if isinstance(e, SetFact)
-                  and e.predicate == "open" and e.value]
-        extra = [SetFact(BEHIND_DOOR, (t,), False, when=(Fact(THROUGH_PREFIX + door, (t,)),))
-                 for door in opened for t in things]
+        cleared = [e.args[0] for e in op.effects if isinstance(e, SetFact)
+                   and e.predicate == "open" and e.value]
+        cleared += [e.arg for e in op.effects if isinstance(e, CountChange)
+                    and e.fluent == WORLD and e.delta < 0]
+        extra = [SetFact(BEHIND_DOOR, (t,), False, when=(Fact(THROUGH_PREFIX + gate, (t,)),))
+                 for gate in cleared for t in things]
         out.append(OperatorSchema(op.name, op.params, op.preconditions,
                                   (*op.effects, *extra), op.action, op.provenance)
                    if extra else op)
@@ -100,7 +125,10 @@ class MiniGridHost:
                        bool(terminated and self.goal_reached()))
 
     def goal(self) -> dict[str, int]:
-        return {GOAL: 1}
+        """The task the env's mission states: holding the thing it names ("pick up the
+        yellow key", "pick up a ball" for any colour the map has), or else standing on the
+        goal square."""
+        return mission_goal(str(getattr(self.env.unwrapped, "mission", "")), self.detect())
 
     def snapshot(self) -> MiniGridSnapshot:
         u = self.env.unwrapped
@@ -123,19 +151,24 @@ class MiniGridHost:
 
     # --- the Host ---------------------------------------------------------------------------
     @property
+    def recipe(self) -> HostCopies:
+        return HostCopies(self)
+
+    @property
     def step_count(self) -> int:
         return int(self.env.unwrapped.step_count)
 
     def goal_reached(self) -> bool:
-        u = self.env.unwrapped
-        here = u.grid.get(int(u.agent_pos[0]), int(u.agent_pos[1]))
-        return here is not None and here.type == GOAL
+        z = self.detect()
+        return all(z.count(INVENTORY, n) >= k for n, k in self.goal().items())
 
     def skill(self, op: GroundOperator, mode: str) -> Iterator[str | SkillStop]:
         action = op.env_action
         if action.startswith("approach_"):
             return approach(self.env, action[len("approach_"):])
-        return iter((action,))
+        if action == "face_free_cell":
+            return face_free_cell(self.env)
+        return repeated_on(self.detect, op)  # `repeat` times, until something changes
 
     def knowledge(self) -> KnowledgeBase:
         return KnowledgeBase(self.domain.with_state(self.detect(), self.goal()))

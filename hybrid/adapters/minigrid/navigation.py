@@ -60,3 +60,16 @@ def approach(env: Any, target: str, max_steps: int = 400) -> Iterator[str | Skil
             return  # there, and facing it
         yield action or "forward"
     yield SkillStop(f"gave up walking to {target} after {max_steps} steps")
+
+
+def face_free_cell(env: Any) -> Iterator[str | SkillStop]:
+    """Turn until the cell in front is empty (at most three turns), else step to a free cell
+    next to this one and look again."""
+    for _ in range(8):
+        u = env.unwrapped
+        x, y = int(u.front_pos[0]), int(u.front_pos[1])
+        inside = 0 <= x < u.grid.width and 0 <= y < u.grid.height
+        if inside and u.grid.get(x, y) is None:
+            return
+        yield "left"
+    yield SkillStop("no empty cell around the agent")

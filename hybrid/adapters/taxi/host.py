@@ -17,9 +17,9 @@ from functools import cache
 from typing import Any
 
 from nesyworld.domains import DOMAINS_DIR
-from nesyworld.hybrid.boundary.interface import Outcome
+from nesyworld.hybrid.boundary.interface import HostCopies, Outcome
 from nesyworld.hybrid.execution.operators import GroundOperator
-from nesyworld.hybrid.execution.skills import SkillStop
+from nesyworld.hybrid.execution.skills import SkillStop, repeated_on
 from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.derivation.derive import Derivation
 from nesyworld.symbolic.derivation.from_pddl import derivation_from_pddl
@@ -131,6 +131,10 @@ class TaxiHost:
         return twin
 
     @property
+    def recipe(self) -> HostCopies:
+        return HostCopies(self)
+
+    @property
     def step_count(self) -> int:
         try:
             return int(self.env.get_wrapper_attr("_elapsed_steps"))
@@ -147,7 +151,7 @@ class TaxiHost:
         if action.startswith("drive_to_"):
             stand = STANDS.index(action[len("drive_to_"):])
             return drive(self.env, tuple(self.env.unwrapped.locs[stand]))
-        return iter((action,))
+        return repeated_on(self.detect, op)  # `repeat` times, until something changes
 
     def knowledge(self) -> KnowledgeBase:
         return KnowledgeBase(self.domain.with_state(self.detect(), self.goal()))

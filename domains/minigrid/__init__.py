@@ -1,0 +1,2 @@
+"""MiniGrid's domain for the MiniGrid adapter (minigrid.pddl) and its shipped novelties
+(novelties.py)."""
