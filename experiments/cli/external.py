@@ -34,7 +34,11 @@ def cmd_run_external(args: Any, console: Any) -> int:
     from nesyworld.hybrid.agents.names import HYBRID_AGENTS
     from nesyworld.hybrid.seeding import RunSeeds
 
-    for flag in ("record", "save", "kb", "render"):
+    if args.record:
+        from nesyworld.experiments.cli.arguments import output_file
+
+        output_file(args.record)
+    for flag in ("save", "kb", "render"):
         if getattr(args, flag, None):
             raise UsageError(f"--{flag}: not available for an env that is not nesyworld's")
     if args.agent not in ("planning", "random", *HYBRID_AGENTS):
@@ -46,10 +50,12 @@ def cmd_run_external(args: Any, console: Any) -> int:
                 args.spec, args.novelty, args.agent, seed=args.seed,
                 knowledge=args.knowledge, planner=args.planner,
                 max_episodes=args.adapt_episodes,
-                eval_episodes=20 if args.episodes is None else args.episodes))
+                eval_episodes=20 if args.episodes is None else args.episodes,
+                record=args.record))
         env = hosted.make_env(args.spec, args.novelty)
         env.reset(seed=args.seed)
         view = hosted.host(env)
+        env = hosted.recorded(env, view, args.record, args.spec, args.novelty)
     except HostedEnvError as err:
         raise UsageError(str(err)) from None
     if args.agent == "random":
@@ -57,6 +63,8 @@ def cmd_run_external(args: Any, console: Any) -> int:
     else:
         agent = PlanningAgent(env, config=PlanningConfig(planner=args.planner, mode=args.mode),
                               host=view)
+    if args.record:
+        env.agent = agent
     episodes = 1 if args.episodes is None else args.episodes
     seeds = RunSeeds(args.seed)
     results = []

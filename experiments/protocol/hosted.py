@@ -108,9 +108,24 @@ def derivation(spec: str, seed: int, novelties: Sequence[str] = ()) -> Any:
 
 
 
+def recorded(env: Any, view: Any, path: str | None, spec: str, novelties: Sequence[str]
+             ) -> Any:
+    """`env` wrapped by a recorder of its first episode when `path` is given (the host must
+    draw frames: hybrid/recording/hosted_writer.py)."""
+    if path is None:
+        return env
+    from nesyworld.hybrid.recording.hosted_writer import HostedRecorder, recordable
+
+    if not recordable(view):
+        raise HostedEnvError(f"--record: the adapter of {spec} draws no frames; expected an "
+                             "adapter with frame() and appearance() (MiniGrid's has them)")
+    return HostedRecorder(env, path, view, spec, list(novelties))
+
+
 def adapt_hosted(spec: str, novelties: Sequence[str], agent_name: str, *, seed: int = 0,
                  knowledge: str = "closed", planner: str = "in-process",
-                 max_episodes: int = 60, eval_episodes: int = 20) -> dict[str, Any]:
+                 max_episodes: int = 60, eval_episodes: int = 20,
+                 record: str | None = None) -> dict[str, Any]:
     """A `repair+` hybrid agent adapted to a hosted env with its novelties, then evaluated
     frozen (experiments/protocol/adaptation.py); the record `nesyworld run --json` prints.
     Learning a policy needs nesyworld's own world, so on a hosted env the agent repairs and
@@ -125,10 +140,13 @@ def adapt_hosted(spec: str, novelties: Sequence[str], agent_name: str, *, seed: 
     env = make_env(spec, novelties)
     env.reset(seed=seed)
     view = host(env)
+    env = recorded(env, view, record, spec, novelties)
     recovery, repair = hybrid_configs(agent_name, seed)
     agent = HybridAgent(env, None, PlanningConfig(planner=planner), recovery,
                         novelty=",".join(novelties), repair=repair,
                         knowledge=knowledge, host=view)  # type: ignore[arg-type]
+    if record is not None:
+        env.agent = agent
     result = adapt_and_evaluate(env, agent, seed=seed, max_episodes=max_episodes,
                                 eval_episodes=eval_episodes)
     return {"spec": spec, "agent": agent_name, "novelties": list(novelties),

@@ -221,13 +221,18 @@ class EpisodeRecorder(gym.Wrapper):
         assert rec is not None
         frame = len(rec.frames) - 1
         for event in events[self._events_from:]:
-            data = {k: v for k, v in event.data.items() if _jsonable(v)}
+            data = jsonable_data(event.data)
             rec.events.append({"frame": frame, "step": int(event.step), "kind": event.kind,
                                "text": event.text, "data": data})
             if event.kind == "learned":
                 domain, _ = self.agent.kb.pddl()
                 rec.domains.append({"frame": frame, "domain": domain})
         self._events_from = len(events)
+
+
+def jsonable_data(data: dict[str, Any]) -> dict[str, Any]:
+    """An event's data without what JSON cannot hold."""
+    return {k: v for k, v in data.items() if _jsonable(v)}
 
 
 def _jsonable(value: Any) -> bool:

@@ -169,3 +169,34 @@ def test_a_novelty_is_a_wrapper_class_named_by_path(tmp_path: object,
     assert "is not a file" in capsys.readouterr().err
     assert main(["run", spec, "--agent", "rapidlearn+"]) == 2
     assert "expected a repair+ agent" in capsys.readouterr().err
+
+
+def test_a_recording_of_a_hosted_env_opens_in_the_studio(tmp_path: object,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    from pathlib import Path
+
+    from nesyworld.experiments.cli.main import main
+    from nesyworld.experiments.studio.app import create_app
+    from nesyworld.hybrid import read_recording
+
+    path = Path(str(tmp_path)) / "doorkey.json"
+    spec = f"minigrid:{DOORKEY}"
+    assert main(["run", spec, "--novelty", "nesyworld.domains.minigrid.novelties:KeyConsumed",
+                 "--agent", "repair+rapidlearn+", "--record", str(path), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["repaired_operators"] == ["unlock_yellow_door"]
+    rec = read_recording(path)
+    assert rec.spec == spec and rec.result["success"] and rec.knowledge == "closed"
+    assert len(rec.frames) == rec.result["steps"] + 1
+    names = [t["name"] for t in rec.types]
+    assert {"wall", "yellow_key", "yellow_door", "goal"} <= set(names)
+    assert [e["kind"] for e in rec.events].count("repaired") == 1
+    assert len(rec.domains) == 2  # the first domain, then the repaired one
+    client = create_app([path]).test_client()
+    opened = client.get("/api/recordings/doorkey.json")
+    assert opened.status_code == 200 and opened.get_json()["spec"] == spec
+    assert main(["replay", str(path)]) == 2
+    assert "not nesyworld's" in capsys.readouterr().err
+    assert main(["run", "gymnasium:Taxi-v4", "--record", str(path)]) == 2
+    assert "draws no frames" in capsys.readouterr().err

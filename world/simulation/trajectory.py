@@ -98,8 +98,11 @@ class Trajectory:
         kind = data.get("format") if isinstance(data, dict) else None
         if kind == EPISODE_FORMAT:
             if not data.get("trajectory"):
-                raise SpecError("this recording cannot be replayed (a novelty changed its "
-                                "world and the recording does not say how)", file=name,
+                hosted = ":" in str(data.get("spec", ""))  # a Gymnasium id: module:EnvId
+                why = ("it was recorded on an env that is not nesyworld's; replay "
+                       "re-simulates nesyworld's worlds only" if hosted else "a novelty "
+                       "changed its world and the recording does not say how")
+                raise SpecError(f"this recording cannot be replayed ({why})", file=name,
                                 key_path="trajectory",
                                 expected="a recording to open with `nesyworld studio`")
             return trajectory_from_document(data["trajectory"], name, "trajectory")

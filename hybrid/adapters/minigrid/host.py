@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from minigrid.core.constants import COLORS
+
 from nesyworld.domains import DOMAINS_DIR
-from nesyworld.hybrid.adapters.minigrid.detector import GOAL, detect
+from nesyworld.hybrid.adapters.minigrid.detector import GOAL, detect, kind
 from nesyworld.hybrid.adapters.minigrid.navigation import approach, face_free_cell
 from nesyworld.hybrid.boundary.interface import HostCopies, Outcome
 from nesyworld.hybrid.execution.operators import GroundOperator
@@ -26,6 +28,7 @@ from nesyworld.symbolic.derivation.derive import Derivation
 from nesyworld.symbolic.derivation.from_pddl import derivation_from_pddl
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world.actions.schema import (
+    AIR,
     BEHIND_DOOR,
     INVENTORY,
     THROUGH_PREFIX,
@@ -172,3 +175,28 @@ class MiniGridHost:
 
     def knowledge(self) -> KnowledgeBase:
         return KnowledgeBase(self.domain.with_state(self.detect(), self.goal()))
+
+    # --- recordings (hybrid/recording/hosted_writer.py) -----------------------------------
+    def frame(self) -> dict[str, Any]:
+        """The map as rows of kinds (MiniGrid's y is the row), the agent's cell and facing
+        (MiniGrid's right, down, left, up turned to north-first), what it carries."""
+        u = self.env.unwrapped
+        grid = [[kind(u.grid.get(x, y)) for x in range(u.grid.width)]
+                for y in range(u.grid.height)]
+        carried = kind(u.carrying) if u.carrying is not None else AIR
+        return {"grid": grid, "pos": [int(u.agent_pos[1]), int(u.agent_pos[0])],
+                "facing": (int(u.agent_dir) + 1) % 4,
+                "inventory": {carried: 1} if carried != AIR else {}, "selected": carried}
+
+    @staticmethod
+    def appearance(name: str) -> tuple[str, list[int] | None]:
+        """A glyph and a colour for a kind: MiniGrid's colours, its object's initial."""
+        colour, _, obj = name.rpartition("_")
+        glyphs = {"key": "k", "door": "D", "ball": "o", "box": "x", "floor": ".",
+                  "wall": "W", "goal": "G", "lava": "L"}
+        fixed = {"wall": [100, 100, 100], "goal": [0, 200, 0], "lava": [255, 128, 0]}
+        if name == AIR:
+            return " ", None
+        rgb = COLORS.get(colour)
+        return glyphs.get(obj, "?"), ([int(v) for v in rgb] if rgb is not None
+                                      else fixed.get(obj))
