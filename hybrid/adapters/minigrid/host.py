@@ -18,19 +18,17 @@ from typing import Any
 from minigrid.core.constants import COLORS
 
 from nesyworld.domains import DOMAINS_DIR
+from nesyworld.hybrid.adapters.gym_host import GymHost
 from nesyworld.hybrid.adapters.minigrid.detector import GOAL, detect, kind
 from nesyworld.hybrid.adapters.minigrid.navigation import approach, face_free_cell
-from nesyworld.hybrid.boundary.interface import HostCopies, Outcome
 from nesyworld.hybrid.execution.operators import GroundOperator
-from nesyworld.hybrid.execution.skills import SkillStop, repeated_on
+from nesyworld.hybrid.execution.skills import SkillStop
 from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.derivation.derive import Derivation
 from nesyworld.symbolic.derivation.from_pddl import derivation_from_pddl
-from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world.actions.schema import (
     AIR,
     BEHIND_DOOR,
-    INVENTORY,
     THROUGH_PREFIX,
     WORLD,
     CountChange,
@@ -105,13 +103,13 @@ def _domain() -> Derivation:
                                            actions={n: env_action(n) for n in names}))
 
 
-class MiniGridHost:
+class MiniGridHost(GymHost):
     """The planning agent's view of a MiniGrid env (module docstring)."""
 
     give_up = "done"
 
     def __init__(self, env: Any) -> None:
-        self.env = env
+        super().__init__(env)
         self.domain = _domain()
         self.vocabulary = tuple(o.name for o in self.domain.objects)
 
@@ -121,11 +119,6 @@ class MiniGridHost:
 
     def actions(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.env.unwrapped.actions)
-
-    def step(self, action: str) -> Outcome:
-        _, reward, terminated, truncated, _ = self.env.step(self.actions().index(action))
-        return Outcome(True, "", float(reward), bool(terminated), bool(truncated),
-                       bool(terminated and self.goal_reached()))
 
     def goal(self) -> dict[str, int]:
         """The task the env's mission states: holding the thing it names ("pick up the
@@ -147,23 +140,10 @@ class MiniGridHost:
         u.carrying = copy.deepcopy(snapshot.carrying)
         u.step_count = snapshot.step_count
 
-    def copy(self, snapshot: MiniGridSnapshot | None = None) -> MiniGridHost:
-        twin = MiniGridHost(copy.deepcopy(self.env))
-        twin.restore(snapshot if snapshot is not None else self.snapshot())
-        return twin
-
     # --- the Host ---------------------------------------------------------------------------
-    @property
-    def recipe(self) -> HostCopies:
-        return HostCopies(self)
-
     @property
     def step_count(self) -> int:
         return int(self.env.unwrapped.step_count)
-
-    def goal_reached(self) -> bool:
-        z = self.detect()
-        return all(z.count(INVENTORY, n) >= k for n, k in self.goal().items())
 
     def skill(self, op: GroundOperator, mode: str) -> Iterator[str | SkillStop]:
         action = op.env_action
@@ -171,10 +151,7 @@ class MiniGridHost:
             return approach(self.env, action[len("approach_"):])
         if action == "face_free_cell":
             return face_free_cell(self.env)
-        return repeated_on(self.detect, op)  # `repeat` times, until something changes
-
-    def knowledge(self) -> KnowledgeBase:
-        return KnowledgeBase(self.domain.with_state(self.detect(), self.goal()))
+        return super().skill(op, mode)
 
     # --- recordings (hybrid/recording/hosted_writer.py) -----------------------------------
     def frame(self) -> dict[str, Any]:

@@ -10,20 +10,18 @@ refuses nothing, and the monitor sees what did not change.
 
 from __future__ import annotations
 
-import copy
 from collections import deque
 from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
 from nesyworld.domains import DOMAINS_DIR
-from nesyworld.hybrid.boundary.interface import HostCopies, Outcome
+from nesyworld.hybrid.adapters.gym_host import GymHost
 from nesyworld.hybrid.execution.operators import GroundOperator
-from nesyworld.hybrid.execution.skills import SkillStop, repeated_on
+from nesyworld.hybrid.execution.skills import SkillStop
 from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.derivation.derive import Derivation
 from nesyworld.symbolic.derivation.from_pddl import derivation_from_pddl
-from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world.actions.schema import AIR
 
 DOMAIN = DOMAINS_DIR / "taxi" / "taxi.pddl"
@@ -78,7 +76,7 @@ def drive(env: Any, target: tuple[int, int], max_steps: int = 50) -> Iterator[st
     yield SkillStop(f"gave up driving to {target} after {max_steps} steps")
 
 
-class TaxiHost:
+class TaxiHost(GymHost):
     """The planning agent's view of a Taxi env (module docstring)."""
 
     give_up = "dropoff"
@@ -86,7 +84,7 @@ class TaxiHost:
     least harmful (it changes nothing when illegal)."""
 
     def __init__(self, env: Any) -> None:
-        self.env = env
+        super().__init__(env)
         self.domain = _domain()
         self.names = tuple(o.name for o in self.domain.objects)
 
@@ -111,11 +109,6 @@ class TaxiHost:
     def actions(self) -> tuple[str, ...]:
         return ACTIONS
 
-    def step(self, action: str) -> Outcome:
-        _, reward, terminated, truncated, _ = self.env.step(ACTIONS.index(action))
-        return Outcome(True, "", float(reward), bool(terminated), bool(truncated),
-                       bool(terminated and self.goal_reached()))
-
     def goal(self) -> dict[str, int]:
         return {"delivered": 1}
 
@@ -124,15 +117,6 @@ class TaxiHost:
 
     def restore(self, snapshot: tuple[int, int]) -> None:
         self.env.unwrapped.s = snapshot[0]
-
-    def copy(self, snapshot: tuple[int, int] | None = None) -> TaxiHost:
-        twin = TaxiHost(copy.deepcopy(self.env))
-        twin.restore(snapshot if snapshot is not None else self.snapshot())
-        return twin
-
-    @property
-    def recipe(self) -> HostCopies:
-        return HostCopies(self)
 
     @property
     def step_count(self) -> int:
@@ -151,7 +135,5 @@ class TaxiHost:
         if action.startswith("drive_to_"):
             stand = STANDS.index(action[len("drive_to_"):])
             return drive(self.env, tuple(self.env.unwrapped.locs[stand]))
-        return repeated_on(self.detect, op)  # `repeat` times, until something changes
+        return super().skill(op, mode)
 
-    def knowledge(self) -> KnowledgeBase:
-        return KnowledgeBase(self.domain.with_state(self.detect(), self.goal()))
