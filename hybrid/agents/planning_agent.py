@@ -1,8 +1,10 @@
 """Agents: one protocol for every agent, the random floor, and the planning agent.
 
-Agents act on a `NesyGridEnv` (the Gymnasium view). Symbolic agents read the symbolic state
-through the env's world (they are given full observability, as in NovelGym), and they act by
-returning indices into the env's current action names.
+Agents act on a Gymnasium env: a `NesyGridEnv`, or another env behind an adapter. Symbolic
+agents read the symbolic state through their boundary (hybrid/boundary/interface.py: a
+WorldAdapter over nesyworld's world, which gives full observability as NovelGym does, or an
+adapter's Host, hybrid/adapters/), and they act by returning indices into the env's current
+action names.
 """
 
 from __future__ import annotations
