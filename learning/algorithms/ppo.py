@@ -9,6 +9,8 @@ critic (tianshou builds it from an `OptimizerFactory`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import gymnasium as gym
@@ -29,7 +31,7 @@ from nesyworld.learning.algorithms.eager_adam import eager_adam_class
 from nesyworld.learning.algorithms.networks import MaskedActor, ValueCritic
 from nesyworld.learning.config import PPOConfig
 
-__all__ = ["ScaledRewardPPO", "build_ppo", "foreach_adam", "minibatch_view"]
+__all__ = ["ScaledRewardPPO", "UpdatePolicy", "build_ppo", "foreach_adam", "minibatch_view"]
 
 
 def foreach_adam(lr: float) -> TorchOptimizerFactory:
@@ -78,6 +80,41 @@ def minibatch_view(batch: Batch) -> Batch:
     return Batch(obs=obs, info=Batch(), **{k: batch[k] for k in MINIBATCH_KEYS})
 
 
+class UpdatePolicy(DiscreteActorPolicy):
+    """tianshou's DiscreteActorPolicy that draws no action where only its distribution is
+    read.
+
+    Why: inside a training step the policy always samples, and PPO calls it on every
+    minibatch of its passes and on the whole chunk for the old log-probs, only to read
+    `.dist`: a 2,048-row sample per gradient step, thrown away (a fifth of the update's time
+    beside the minimal PPO, experiments/benchmarks/training.py). While `drawing` is False
+    the forward pass returns the distribution and the most probable action instead. The
+    thrown-away draws also advanced torch's random stream; without them later draws differ,
+    as a different seed's would."""
+
+    drawing: bool = True
+
+    def forward(self, batch: Any, state: Any = None) -> Any:
+        if self.drawing:
+            return super().forward(batch, state)
+        logits, hidden = self.actor(batch.obs, state=state, info=batch.info)
+        dist = self.dist_fn(logits)
+        return Batch(logits=logits, act=dist.mode, state=hidden, dist=dist)
+
+
+@contextmanager
+def no_draws(policy: Any) -> Iterator[None]:
+    """The update's passes: distributions only (UpdatePolicy)."""
+    if not isinstance(policy, UpdatePolicy):
+        yield
+        return
+    policy.drawing = False
+    try:
+        yield
+    finally:
+        policy.drawing = True
+
+
 class ScaledRewardPPO(PPO):
     """tianshou's PPO with rewards multiplied by a constant where returns are computed.
 
@@ -103,12 +140,19 @@ class ScaledRewardPPO(PPO):
         finally:
             batch.rew = original
 
+    def _preprocess_batch(  # type: ignore[override]
+        self, batch: RolloutBatchProtocol, buffer: ReplayBuffer, indices: np.ndarray
+    ) -> LogpOldProtocol:
+        with no_draws(self.policy):
+            return super()._preprocess_batch(batch, buffer, indices)
+
     def _update_with_batch(  # type: ignore[override]
         self, batch: LogpOldProtocol, batch_size: int | None, repeat: int
     ) -> A2CTrainingStats:
         if not self.recompute_adv:  # recomputing reads the whole batch again at every pass
             batch = minibatch_view(batch)  # type: ignore[assignment]
-        return super()._update_with_batch(batch, batch_size, repeat)
+        with no_draws(self.policy):
+            return super()._update_with_batch(batch, batch_size, repeat)
 
 
 def build_ppo(
@@ -125,7 +169,7 @@ def build_ppo(
     n_actions = int(action_space.n)
     actor = MaskedActor(obs_dim, n_actions, config.hidden_sizes, config.action_prior)
     critic = ValueCritic(obs_dim, config.hidden_sizes)
-    policy = DiscreteActorPolicy(
+    policy = UpdatePolicy(
         actor=actor,
         deterministic_eval=deterministic_eval,
         action_space=action_space,
