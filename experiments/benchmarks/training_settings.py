@@ -100,7 +100,7 @@ def axe_failure(kb: KnowledgeBase) -> tuple[World, OperatorFailure]:
             break
     if not agent.failures:
         raise RuntimeError("the Axe novelty broke no operator on this map")
-    return agent.world, agent.failures[0]
+    return agent.env.unwrapped.world, agent.failures[0]
 
 
 def recovery_setting(world: World, failure: OperatorFailure, kb: KnowledgeBase,

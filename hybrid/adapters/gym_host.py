@@ -64,5 +64,8 @@ class GymHost:
     def skill(self, op: GroundOperator, mode: str) -> Iterator[str | SkillStop]:
         return repeated_on(self.detect, op)  # `repeat` times, until something changes
 
+    def run_policy(self, skill: Any) -> Iterator[str]:
+        raise NotImplementedError("learned policies run on nesyworld's own worlds only")
+
     def knowledge(self) -> KnowledgeBase:
         return KnowledgeBase(self.domain.with_state(self.detect(), self.goal()))

@@ -252,7 +252,7 @@ class HybridAgent(PlanningAgent):
         recovery = Recovery(self.kb, config, before, self.novelty, self._on_epoch,
                             self.planner, self.learned, on_chunk=self.on_progress,
                             knowledge=self.knowledge, refusals=self.refusals)
-        outcome = recovery.learn(self.world, failure, previous)
+        outcome = recovery.learn(self.boundary, failure, previous)  # type: ignore[arg-type]
         self.recoveries.append(outcome)
         if outcome.induced:
             self.emit("learned", f"induced {', '.join(outcome.induced)} from a successful "

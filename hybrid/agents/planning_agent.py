@@ -197,10 +197,6 @@ class PlanningAgent:
             self._boundary, self._boundary_of = WorldAdapter(self.env), self.env
         return self._boundary
 
-    @property
-    def world(self) -> World:
-        return self.env.unwrapped.world
-
     # --- the protocol ------------------------------------------------------------------------
     def reset(self, observation: Any, info: dict[str, Any]) -> None:
         self._driver = self._drive()
@@ -353,7 +349,7 @@ class PlanningAgent:
         snapshot = view.snapshot()
         start = view.step_count
         learned = self.learned.get(op.name)
-        actions = (learned.actions(self.world) if learned is not None
+        actions = (view.run_policy(learned) if learned is not None
                    else view.skill(op, self.config.mode))
         for action in actions:
             if isinstance(action, SkillStop):

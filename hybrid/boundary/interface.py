@@ -99,6 +99,11 @@ class Host(Environment, Protocol):
         """The agent's knowledge before any novelty: the operators it starts with."""
         ...
 
+    def run_policy(self, skill: Any) -> Iterator[str]:
+        """The env actions of a learned operator's policy, one per step; a host whose agent
+        cannot learn (hybrid/adapters/) is never given one."""
+        ...
+
 
 class Copies(Protocol):
     """Restored copies of a host, for repair's trials and verification."""

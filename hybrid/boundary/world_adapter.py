@@ -146,6 +146,11 @@ class WorldAdapter:
             self._primitives = Primitives(self.body())
         return skill_actions(self._world, op, mode, self._primitives)  # type: ignore[arg-type]
 
+    def run_policy(self, skill: Any) -> Iterator[str]:
+        """A learned operator's env actions: its policy reads the observations of the world
+        behind this adapter (hybrid/recovery/learned_operator.py)."""
+        return skill.actions(self._world)  # type: ignore[no-any-return]
+
     def knowledge(self) -> KnowledgeBase:
         """What the world's registries declare now: the agent is made before the novelty."""
         return KnowledgeBase.from_world(self._world)

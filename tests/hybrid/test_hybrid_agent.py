@@ -152,7 +152,8 @@ def test_a_failing_learned_operator_is_fine_tuned_not_relearned() -> None:
     previous = learned_op()
     failure = run.agent.failures[0]
     config = replace(CONFIG, train=replace(TINY, step_budget=500))
-    outcome = Recovery(kb, config, novelty="axe").learn(run.agent.world, failure, previous)
+    world = run.agent.env.unwrapped.world
+    outcome = Recovery(kb, config, novelty="axe").learn(world, failure, previous)
     assert outcome.fine_tuned and outcome.operator is not None
     assert outcome.operator.name == previous.name  # replaced in place, not learned anew
     assert [e.operator.name for e in kb].count(previous.name) == 1

@@ -40,7 +40,7 @@ def axe_case() -> tuple[PlanningAgent, OperatorFailure, Win]:
         if agent.failures or terminated or truncated:
             break
     failure = agent.failures[0]
-    renv = from_failure(agent.world, failure, KB, RecoveryEnvConfig())
+    renv = from_failure(agent.env.unwrapped.world, failure, KB, RecoveryEnvConfig())
     renv.reset()
     for name in ("select_axe", "break"):
         renv.step(renv.action_names.index(name))

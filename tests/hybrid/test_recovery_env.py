@@ -49,7 +49,7 @@ def axe_failure() -> tuple[PlanningAgent, OperatorFailure]:
 
 def make_env(config: RecoveryEnvConfig | None = None) -> RecoveryEnv:
     agent, failure = axe_failure()
-    return from_failure(agent.world, failure, KB, config or RecoveryEnvConfig())
+    return from_failure(agent.env.unwrapped.world, failure, KB, config or RecoveryEnvConfig())
 
 
 def axe_policy(env: RecoveryEnv) -> Callable[[np.ndarray, np.ndarray], int]:
@@ -80,7 +80,7 @@ def test_episodes_restart_at_the_failure_snapshot() -> None:
         assert np.array_equal(env.world.state.grid, failure.snapshot.state.grid)
         for _ in range(3):
             env.step(env.action_names.index("move_forward"))
-    assert env.world is not agent.world
+    assert env.world is not agent.env.unwrapped.world
 
 
 def test_the_recovery_acts_with_the_whole_action_space_masked_by_legality() -> None:
@@ -130,7 +130,7 @@ def test_gymnasium_check_env_and_picklable_factory() -> None:
     env = make_env()
     check_env(env, skip_render_check=True)
     agent, failure = axe_failure()
-    factory = recovery_env_factory(agent.world.spec, failure.snapshot, failure, KB,
+    factory = recovery_env_factory(agent.env.unwrapped.world.spec, failure.snapshot, failure, KB,
                                    planner=env.planner)
     copy = pickle.loads(pickle.dumps(factory))()
     assert copy.action_names == env.action_names

@@ -42,7 +42,7 @@ def fire_failure() -> tuple[World, OperatorFailure]:
         if agent.failures or terminated or truncated:
             break
     assert agent.failures, "the Fire novelty should make craft_pogo_stick fail"
-    return agent.world, agent.failures[0]
+    return agent.env.unwrapped.world, agent.failures[0]
 
 
 def known_types() -> set[str]:
