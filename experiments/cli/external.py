@@ -9,7 +9,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from nesyworld.experiments.cli.arguments import UsageError
+from nesyworld.experiments.cli.arguments import UsageError, output_file
 from nesyworld.experiments.protocol.hosted import GYM_ID, HostedEnvError, is_external
 
 __all__ = ["GYM_ID", "cmd_run_external", "derivation", "is_external"]
@@ -27,17 +27,18 @@ def derivation(spec: str, seed: int, novelties: list[str]) -> Any:
 def cmd_run_external(args: Any, console: Any) -> int:
     """`nesyworld run` on an external env: the planning agent (or random actions) on it,
     episode by episode, summarised as for nesyworld's own worlds."""
-    import json
-
     from nesyworld.experiments.protocol import hosted
     from nesyworld.hybrid import PlanningAgent, PlanningConfig, RandomAgent, run_episode, summarize
     from nesyworld.hybrid.agents.names import HYBRID_AGENTS
     from nesyworld.hybrid.seeding import RunSeeds
 
     if args.record:
-        from nesyworld.experiments.cli.arguments import output_file
-
         output_file(args.record)
+    if args.knowledge != "closed" or args.refusals != "explained" or args.protocol != "light":
+        raise UsageError("--knowledge, --refusals, --protocol: on an env that is not "
+                         "nesyworld's the agent knows what its adapter shows (closed), the env "
+                         "explains what it explains, and the light protocol runs; expected "
+                         "their defaults")
     for flag in ("save", "kb", "render"):
         if getattr(args, flag, None):
             raise UsageError(f"--{flag}: not available for an env that is not nesyworld's")

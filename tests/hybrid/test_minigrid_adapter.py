@@ -169,6 +169,8 @@ def test_a_novelty_is_a_wrapper_class_named_by_path(tmp_path: object,
     assert "is not a file" in capsys.readouterr().err
     assert main(["run", spec, "--agent", "rapidlearn+"]) == 2
     assert "expected a repair+ agent" in capsys.readouterr().err
+    assert main(["run", spec, "--agent", "repair+rapidlearn+", "--knowledge", "oracle"]) == 2
+    assert "expected their defaults" in capsys.readouterr().err
 
 
 def test_a_recording_of_a_hosted_env_opens_in_the_studio(tmp_path: object,
