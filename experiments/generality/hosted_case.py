@@ -12,6 +12,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from nesyworld.experiments.generality.run import probe_record
 from nesyworld.experiments.protocol.hosted import adapt_hosted, host, make_env, novelty_class
 
 
@@ -26,15 +27,7 @@ def probe_hosted(task: str, ref: str, seed: int) -> dict[str, Any]:
     env = make_env(task, [ref])
     env.reset(seed=seed)
     agent = PlanningAgent(env, config=PlanningConfig(planner="in-process"), host=host(env))
-    result = run_episode(env, agent, seed=RunSeeds(seed).evaluation(0))
-    detection = next((e for e in agent.events if e.kind in ("failure", "no_plan")), None)
-    where = None
-    if detection is not None:
-        where = (detection.text.splitlines()[0] if detection.kind == "failure"
-                 else f"world step {detection.step}: {detection.text.split(':')[0]}")
-    return {"plan_succeeds": bool(result.success), "breaks_plan": detection is not None,
-            "detected_kind": None if detection is None else detection.kind,
-            "detected_at": where, "planning_steps": result.steps}
+    return probe_record(agent, run_episode(env, agent, seed=RunSeeds(seed).evaluation(0)))
 
 
 def run_hosted_case(ref: str, config: Any, recovered_at: float) -> dict[str, Any]:

@@ -62,7 +62,12 @@ def probe_plan(spec: str, novelty: str, seed: int, refusals: str = "explained"
 
     env = NoveltyInjector(NesyGridEnv(spec, refusals=refusals), [novelty])  # type: ignore[arg-type]
     agent = PlanningAgent(env, KnowledgeBase.from_world(spec))
-    result = run_episode(env, agent, seed=RunSeeds(seed).evaluation(0))
+    return probe_record(agent, run_episode(env, agent, seed=RunSeeds(seed).evaluation(0)))
+
+
+def probe_record(agent: Any, result: Any) -> dict[str, Any]:
+    """What one planning episode after the novelty shows: did it succeed, was the plan
+    broken, and where (the first failure, or "no plan")."""
     detection = next((e for e in agent.events if e.kind in ("failure", "no_plan")), None)
     where = None
     if detection is not None:  # a failure names its step and operator; "no plan" its status

@@ -16,7 +16,6 @@ from nesyworld.hybrid.execution.skills import SkillStop, repeated_on
 from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.derivation.derive import Derivation
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
-from nesyworld.world.actions.schema import INVENTORY
 
 
 class GymHost:
@@ -58,8 +57,7 @@ class GymHost:
         return HostCopies(self)  # type: ignore[arg-type]
 
     def goal_reached(self) -> bool:
-        z = self.detect()
-        return all(z.count(INVENTORY, n) >= k for n, k in self.goal().items())
+        return self.detect().carries(self.goal())
 
     def skill(self, op: GroundOperator, mode: str) -> Iterator[str | SkillStop]:
         return repeated_on(self.detect, op)  # `repeat` times, until something changes

@@ -29,8 +29,9 @@ from typing import Any, Literal, SupportsFloat
 
 import gymnasium as gym
 
+from nesyworld.hybrid.boundary.world_adapter import WorldAdapter
 from nesyworld.hybrid.execution.operators import GroundOperator, ground
-from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
+from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import PlanCache, Planner, PlanResult
 from nesyworld.world.actions.schema import INVENTORY, CountAtLeast, CountChange
@@ -220,17 +221,14 @@ class PlanShapedReward(gym.Wrapper):
                  planner: Planner | None = None) -> None:
         super().__init__(env)
         self.config = config
-        world = env.unwrapped.world  # type: ignore[attr-defined]
-        self.kb = kb if kb is not None else KnowledgeBase.from_world(world)
+        self.view = WorldAdapter(env)
+        """What the shaping reads of the env: detected states (hybrid/boundary)."""
+        self.kb = kb if kb is not None else self.view.knowledge()
         self.planner = planner or Planner(config.planner, timeout=config.planner_timeout,
                                           cache=PlanCache())
         self.plan_result: PlanResult | None = None
         self.tracker = SubgoalTracker([], config)
         self._z: SymbolicState | None = None
-
-    @property
-    def world(self) -> Any:
-        return self.env.unwrapped.world  # type: ignore[attr-defined]
 
     @property
     def subgoals(self) -> list[Subgoal]:
@@ -252,14 +250,14 @@ class PlanShapedReward(gym.Wrapper):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[Any, dict[str, Any]]:
         obs, info = self.env.reset(seed=seed, options=options)
-        z = self._z = abstract(self.world)
+        z = self._z = self.view.detect()
         self.plan_result, self.tracker = plan_tracker(z, self.kb, self.planner, self.config,
                                                       self.subgoals_of)
         return obs, self._annotate(info, 0.0)
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
-        z0, z1 = self._z, abstract(self.world)
+        z0, z1 = self._z, self.view.detect()
         self._z = z1
         bonus = 0.0
         # every subgoal is an inventory gain: most steps end at this test

@@ -93,7 +93,9 @@ class WorldAdapter:
         return abstract(self._world)
 
     def actions(self) -> tuple[str, ...]:
-        return tuple(self._world.action_names())
+        """The names `step` indexes: the env's own tuple, rebuilt when a novelty changes
+        the actions (NesyGridEnv.use_world), so it is the same object from step to step."""
+        return self.env.unwrapped.action_names  # type: ignore[no-any-return]
 
     def step(self, action: str) -> Outcome:
         names = self.env.unwrapped.action_names

@@ -111,10 +111,6 @@ class Needs:
                         self.held.append(c.args[0])
 
 
-def holds(z: SymbolicState, goal: Mapping[str, int]) -> bool:
-    return all(n in z.names and z.count(INVENTORY, n) >= k for n, k in goal.items())
-
-
 def prepare(copies: Copies, snapshot: Snapshot, kb: KnowledgeBase, planner: Planner,
             goal: Mapping[str, int], max_steps: int, *, mode: str = "macro",
             skills: Mapping[str, Any] | None = None
@@ -133,7 +129,7 @@ def prepare(copies: Copies, snapshot: Snapshot, kb: KnowledgeBase, planner: Plan
     agent.reset(None, info)
     steps = 0
     z = view.detect()
-    while not holds(z, goal):
+    while not z.carries(goal):
         if steps >= max_steps:
             return None, steps
         _, reward, terminated, truncated, info = env.step(agent.act(None, info))

@@ -8,6 +8,7 @@ operator and usable as a cache key.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +57,10 @@ class SymbolicState:
             return values[self.names.index(name)]
         except ValueError:
             return 0
+
+    def carries(self, items: Mapping[str, int]) -> bool:
+        """At least each count of `items` in the inventory (a task's goal, say)."""
+        return all(self.count(INVENTORY, n) >= k for n, k in items.items())
 
     def holds(self, fact: Fact) -> bool:
         """A ground fact (no variables) is true here (false of a type it does not have)."""
