@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="runs of the grid already recorded (table2 results files)")
     parser.add_argument("--configs", nargs="+", default=["table2"], metavar="CONFIG",
                         help="shipped experiment configs whose grids to estimate "
-                             "(table2_unmasked: the paper's unmasked RL baselines)")
+                             "(table2_masked: the RL baselines with action masks)")
     parser.add_argument("--agents", nargs="+", default=None, metavar="AGENT",
                         help="only these of the configs' agents")
     parser.add_argument("--copies", type=int, help="RL: env copies stepped together")

@@ -28,7 +28,13 @@ from nesyworld.experiments.protocol.agents import (
     make_protocol_agent,
 )
 from nesyworld.experiments.protocol.pretraining import checkpoint_path, pretraining_lock
-from nesyworld.experiments.protocol.records import CurvePoint, Phase, ProtocolConfig, RunSpec
+from nesyworld.experiments.protocol.records import (
+    UNMASKED,
+    CurvePoint,
+    Phase,
+    ProtocolConfig,
+    RunSpec,
+)
 from nesyworld.hybrid import HYBRID_AGENTS, EpisodeResult
 from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import ConvergenceTest
@@ -171,8 +177,12 @@ def run_protocol(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None = 
     p = spec.protocol
     record: dict[str, Any] = {"key": spec.key, "spec": spec.as_dict(), "started": started,
                               "status": "ok", "error": ""}
-    if spec.agent in HYBRID_AGENTS:  # what it may know (hybrid/knowledge/regime.py);
-        # records without this field were made before the regimes had names, in the oracle's
+    if spec.agent in HYBRID_AGENTS or spec.agent.endswith(UNMASKED):
+        # what it may know (hybrid/knowledge/regime.py); records of hybrid agents without
+        # this field were made before the regimes had names, in the oracle's. The unmasked
+        # RL agents know the pre-novelty knowledge base (their reward shaping) and what they
+        # observe, and nothing of the post-novelty model: the closed regime. The masked ones
+        # read each step's legality off the world (the novelty's preconditions): no regime.
         record["knowledge"] = spec.knowledge
     record["refusals"] = spec.refusals
     try:

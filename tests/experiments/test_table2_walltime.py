@@ -18,11 +18,17 @@ from nesyworld.experiments.benchmarks.table2_walltime import (
 
 RATES = {"train_steps_per_s": 500.0, "act_steps_per_s": 1000.0, "planning_steps_per_s": 100.0}
 RECOVERY = {n: 30.0 for n in NOVELTIES} | {"chest": 0.0}
+MASKED_AGENTS = ("rapidlearn+", "rapidlearn", "transfer_rl+icm", "transfer_rl")
+
+
+def _masked(*args: Any) -> dict[str, Any]:
+    """The grid with table2_masked's RL baselines (their measured runs are the masked ones)."""
+    return estimate(*args, configs=("table2", "table2_masked"), agents=MASKED_AGENTS)
 
 
 def test_rl_dominates_and_scales_with_training_speed() -> None:
-    slow = estimate(RATES, RECOVERY)
-    fast = estimate({**RATES, "train_steps_per_s": 1000.0}, RECOVERY)
+    slow = _masked(RATES, RECOVERY)
+    fast = _masked({**RATES, "train_steps_per_s": 1000.0}, RECOVERY)
     assert slow["runs"] == 200
     hours = slow["modelled_cpu_hours_by_agent"]
     rl, hybrid = hours["transfer_rl"], hours["rapidlearn+"]
@@ -34,8 +40,8 @@ def test_rl_dominates_and_scales_with_training_speed() -> None:
 
 def test_hybrid_hours_follow_the_recovery_cost() -> None:
     key = "modelled_cpu_hours_by_agent"
-    cheap = estimate(RATES, RECOVERY)[key]["rapidlearn+"]
-    dear = estimate(RATES, {n: 300.0 for n in NOVELTIES})[key]["rapidlearn+"]
+    cheap = _masked(RATES, RECOVERY)[key]["rapidlearn+"]
+    dear = _masked(RATES, {n: 300.0 for n in NOVELTIES})[key]["rapidlearn+"]
     assert dear > cheap
 
 
@@ -73,7 +79,7 @@ def test_measured_runs_count_as_measured_and_shorten_pre_training(tmp_path: Path
                               ("transfer_rl", "fire", 0)}
     assert runs.pre_steps == {"transfer_rl": [120_000]}
     assert runs.post_steps[("transfer_rl", "axe")] == [9600]
-    none, some = estimate(RATES, RECOVERY), estimate(RATES, RECOVERY, runs)
+    none, some = _masked(RATES, RECOVERY), _masked(RATES, RECOVERY, runs)
     assert some["runs_measured"] == 3
     assert some["measured_cpu_hours"] == pytest.approx(740 / 3600, abs=0.01)
     assert some["pre_training_steps"] == {"transfer_rl": 120_000}
@@ -83,17 +89,15 @@ def test_measured_runs_count_as_measured_and_shorten_pre_training(tmp_path: Path
     # transfer_rl+icm has no measured pre-training: still the budget
     assert (some["modelled_cpu_hours_by_agent"]["transfer_rl+icm"]
             == none["modelled_cpu_hours_by_agent"]["transfer_rl+icm"])
-    assert estimate(RATES, RECOVERY, MeasuredRuns()) == none
+    assert _masked(RATES, RECOVERY, MeasuredRuns()) == none
 
 
 def test_the_paper_comparable_grid_takes_the_unmasked_baselines() -> None:
-    """The paper's four agents: table2's hybrid agents with table2_unmasked's RL baselines,
-    which are modelled as the masked ones (the paper's T_adapt, the 4M budget) until runs of
-    their own are measured."""
-    paper_grid = estimate(RATES, RECOVERY, configs=("table2", "table2_unmasked"),
-                          agents=("rapidlearn+", "rapidlearn", "transfer_rl+icm_unmasked",
-                                  "transfer_rl_unmasked"))
-    masked = estimate(RATES, RECOVERY)
+    """The paper's four agents, table2's own: its unmasked RL baselines are modelled as the
+    masked ones of table2_masked (the paper's T_adapt, the 4M budget) until runs of their own
+    are measured."""
+    paper_grid = estimate(RATES, RECOVERY)
+    masked = _masked(RATES, RECOVERY)
     assert paper_grid["runs"] == 200
     hours, masked_hours = (paper_grid["modelled_cpu_hours_by_agent"],
                            masked["modelled_cpu_hours_by_agent"])

@@ -55,13 +55,16 @@ def test_masked_and_unmasked_checkpoints_never_share_a_file(masked: str, unmaske
                                                                 else "rl_3_unmasked.pt")
 
 
-def test_the_unmasked_table2_config_loads_and_table2_is_unchanged(tmp_path: Path) -> None:
-    config = load_experiment("table2_unmasked")
-    assert config.agents == ("transfer_rl+icm_unmasked", "transfer_rl_unmasked")
+def test_table2_runs_the_papers_unmasked_baselines_and_table2_masked_ours(
+        tmp_path: Path) -> None:
+    config = load_experiment("table2_masked")
+    assert config.agents == ("transfer_rl+icm", "transfer_rl")
     assert config.protocol == load_experiment("table2").protocol
     assert config.protocol.name == "paper" and len(config.runs()) == 100
     assert load_experiment("table2").agents == ("rapidlearn+", "rapidlearn",
-                                                 "transfer_rl+icm", "transfer_rl")
+                                                 "transfer_rl+icm_unmasked",
+                                                 "transfer_rl_unmasked")
+    assert len(load_experiment("table2").runs()) == 200
     bad = tmp_path / "b.yaml"
     bad.write_text("domain: pogostick\nagents: [transfer_rl, transfer_rl_unmaskd]\n"
                    "novelties: [axe]\nseeds: 1\n")
