@@ -78,8 +78,8 @@ def test_shipped_configs_expand_to_the_grids() -> None:
     table2 = load_experiment("table2")
     runs = table2.runs()
     assert len(runs) == 4 * 5 * 10 and len({r.key for r in runs}) == 200
-    assert set(table2.agents) == {"rapidlearn+", "rapidlearn", "transfer_rl+icm",
-                                  "transfer_rl"}
+    assert set(table2.agents) == {"rapidlearn+", "rapidlearn", "transfer_rl+icm_unmasked",
+                                  "transfer_rl_unmasked"}
     assert set(table2.novelties) == {"axe", "chest", "distance", "fence", "fire"}
     assert table2.seeds == tuple(range(10)) and table2.protocol == ProtocolConfig(
         pretrained="results/table2/pretrained/{agent}_{seed}.pt")  # the paper's values
