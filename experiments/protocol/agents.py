@@ -140,7 +140,7 @@ class RLProtocolAgent:
         self.post_config = post_config
         self.pretrained = pretrained
         self.seeds = seeds if seeds is not None else RunSeeds(agent.config.train.seed)
-        self._learn_calls = 0
+        self.learn_calls = 0
         self.max_episode_steps = max_episode_steps
 
     def learns(self, phase: str) -> bool:
@@ -155,9 +155,9 @@ class RLProtocolAgent:
             return Spent()
         # each call trains on envs of its own maps: the same env seed every epoch would
         # replay the same few maps for the whole run
-        self._learn_calls += 1
+        self.learn_calls += 1
         cfg = self.agent.config
-        env_seed = self.seeds.map("learner_envs", LEARN_CALL_STRIDE * self._learn_calls)
+        env_seed = self.seeds.map("learner_envs", LEARN_CALL_STRIDE * self.learn_calls)
         self.agent.config = dataclasses.replace(
             cfg, train=dataclasses.replace(cfg.train, env_seed=env_seed))
         stats = self.agent.learn(steps=steps)

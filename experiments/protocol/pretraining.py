@@ -13,18 +13,39 @@ filesystem. Where `fcntl` is missing (Windows), runs do not wait, and two of the
 pre-train the same pair; the second save then replaces the first.
 `RLAgent.save` writes through `save_checkpoint`, which renames a finished temporary file
 into place, so a killed run never leaves a half-written checkpoint for the next to load.
+
+A pre-training can outlast a session: 4M env steps are about half an hour to an hour of one
+core. Every `PROGRESS_EVERY` epochs the run saves where it stands beside the checkpoint
+(`<file>.partial.pt`, the agent's weights and optimiser, and `<file>.partial.json`, the
+counters and the curve so far), and the next run of the pair resumes from there instead of
+starting over. The resumed run continues with the saved weights, optimiser moments, counters
+and maps; only torch's random stream starts afresh.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
+import math
+import os
 import string
+import sys
 from collections.abc import Iterator
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import Any
 
-from nesyworld.experiments.protocol.records import UNMASKED
+from nesyworld.experiments.protocol.records import UNMASKED, CurvePoint
 
-__all__ = ["checkpoint_path", "pretraining_lock"]
+__all__ = ["PROGRESS_EVERY", "PretrainingProgress", "checkpoint_path", "pretraining_lock",
+           "progress_files"]
+
+PROGRESS_EVERY = 20
+"""Epochs between two saves of an unfinished pre-training (about 100k env steps at the
+paper's 4,800-step epochs: a minute or two of training, a few MB written)."""
+
+MAX_PROGRESS_BYTES = 16 * 1024 * 1024
+"""A progress file larger than this is not ours: refused (a 4M-step curve is under 1 MB)."""
 
 
 def checkpoint_path(template: str, agent: str, seed: int) -> Path | None:
@@ -59,3 +80,71 @@ def pretraining_lock(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def progress_files(path: Path) -> tuple[Path, Path]:
+    """(weights, counters) of the unfinished pre-training whose checkpoint will be `path`."""
+    return (path.with_name(path.name + ".partial.pt"),
+            path.with_name(path.name + ".partial.json"))
+
+
+@dataclass(frozen=True)
+class PretrainingProgress:
+    """Where an unfinished pre-training stood after an epoch: enough to go on from there."""
+
+    epoch: int
+    """The next epoch to train."""
+    spent: int
+    """Env steps spent in the phase so far."""
+    env_steps: int
+    actions: int
+    evaluations: int
+    learn_calls: int
+    cpu_seconds: float
+    curve: tuple[CurvePoint, ...]
+
+    def save(self, file: Path) -> None:
+        """Write the counters next to the weights: a temporary file renamed into place, so a
+        killed run leaves the previous progress whole."""
+        data = {**asdict(self), "curve": [c.as_dict() for c in self.curve]}
+        tmp = file.with_name(file.name + ".tmp")
+        tmp.write_text(json.dumps(data))
+        os.replace(tmp, file)
+
+    @classmethod
+    def load(cls, file: Path) -> PretrainingProgress | None:
+        """The progress in `file`, or None (with one line on stderr) when it is missing,
+        not a regular file, too large or not a progress record: the pre-training then
+        starts over, as it would have without it."""
+        try:
+            if not file.is_file():
+                return None
+            if file.stat().st_size > MAX_PROGRESS_BYTES:
+                raise ValueError(f"larger than {MAX_PROGRESS_BYTES} bytes")
+            data = json.loads(file.read_text())
+            return cls._from_dict(data)
+        except (OSError, ValueError, TypeError, KeyError) as err:
+            print(f"nesyworld: {file}: not a pre-training progress record ({err}); "
+                  "pre-training starts over", file=sys.stderr)
+            return None
+
+    @classmethod
+    def _from_dict(cls, data: Any) -> PretrainingProgress:
+        if not isinstance(data, dict):
+            raise ValueError("expected an object")
+        counts = {}
+        for name in ("epoch", "spent", "env_steps", "actions", "evaluations", "learn_calls"):
+            value = data[name]
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{name}: expected a non-negative integer")
+            counts[name] = value
+        cpu = data["cpu_seconds"]
+        if not isinstance(cpu, int | float) or not math.isfinite(cpu) or cpu < 0:
+            raise ValueError("cpu_seconds: expected a non-negative number")
+        names = {f.name for f in fields(CurvePoint)}
+        points = data["curve"]
+        if not isinstance(points, list) or not all(
+                isinstance(p, dict) and set(p) <= names for p in points):
+            raise ValueError("curve: expected a list of evaluation points")
+        return cls(**counts, cpu_seconds=float(cpu),
+                   curve=tuple(CurvePoint(**p) for p in points))

@@ -2,8 +2,8 @@
 
 Results files are JSON lines that people copy, merge and edit by hand; a report must not
 crash on one that was damaged. `check_record` checks what the metrics, tables and figures read
-(records.py's layout) and names the line and the field of the first thing wrong. Lines cut
-short by a killed run stay the runner's business (sweep.load_records skips them).
+(records.py's layout) and names the line and the field of the first thing wrong. Which lines
+are records at all, and a last line cut short by a killed run, are results_file.py's business.
 """
 
 from __future__ import annotations

@@ -23,14 +23,14 @@ from nesyworld.experiments.protocol.figures import mean_curve, plot_curves
 from nesyworld.experiments.protocol.metrics import Adaptation, MetricsError, RunMetrics, metrics_of
 from nesyworld.experiments.protocol.record_check import check_record
 from nesyworld.experiments.protocol.records import ProtocolConfig
-from nesyworld.experiments.protocol.sweep import latest_records, numbered_records
+from nesyworld.experiments.protocol.results_file import WHAT, LatestRecords, read_latest
 from nesyworld.experiments.protocol.terminal_tables import FittedTable
 from nesyworld.world.errors import SpecError
 
 __all__ = ["AGENT_ORDER", "METRIC_DIGITS", "METRIC_LABELS", "NOVELTY_ORDER", "PAPER_METRICS",
            "PAPER_SOURCE", "Stat", "Table2Row", "format_stat", "markdown_table", "mean_curve",
-           "plot_curves", "print_table2", "protocol_names", "read_records", "table2_markdown",
-           "table2_rows", "table2_table", "write_csv", "write_report"]
+           "plot_curves", "print_table2", "protocol_names", "read_records", "read_runs",
+           "table2_markdown", "table2_rows", "table2_table", "write_csv", "write_report"]
 
 NOVELTY_ORDER = ("axe", "chest", "distance", "fence", "fire")
 """Table 2's order (the paper's "Trader" novelty is our "distance")."""
@@ -254,15 +254,18 @@ def write_csv(records: Iterable[Mapping[str, Any]], path: str | Path,
 def read_records(path: str | Path) -> list[dict[str, Any]]:
     """The records that count in a results file (the runner's rule: per run, the last ok
     record, else its last error), each checked first: a damaged record is a SpecError at its
-    file:line naming the field (record_check.py)."""
-    path = Path(path)
-    if not path.is_file():
-        raise SpecError("no such results file", file=str(path),
-                        expected="a JSON-lines results file written by `nesyworld experiment`")
-    numbered = numbered_records(path)
-    for line, record in numbered:
-        check_record(record, str(path), line)
-    return list(latest_records([record for _, record in numbered]).values())
+    file:line naming the field (record_check.py). See `read_runs`."""
+    return list(read_runs(path).records.values())
+
+
+def read_runs(path: str | Path) -> LatestRecords:
+    """`read_records` with what the reading met: the number of a last line cut short, which
+    was skipped (results_file.py). The file streams through, so memory follows its runs, not
+    its lines; a file without a single run (empty, or of something else) is a SpecError."""
+    latest = read_latest(path, check_record, missing_ok=False)
+    if not latest.records:
+        raise SpecError("no runs found", file=str(path), expected=WHAT)
+    return latest
 
 
 def _budgets(records: Sequence[Mapping[str, Any]]) -> str:

@@ -19,6 +19,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from nesyworld.experiments.protocol.agents import (
@@ -27,7 +28,13 @@ from nesyworld.experiments.protocol.agents import (
     Spent,
     make_protocol_agent,
 )
-from nesyworld.experiments.protocol.pretraining import checkpoint_path, pretraining_lock
+from nesyworld.experiments.protocol.pretraining import (
+    PROGRESS_EVERY,
+    PretrainingProgress,
+    checkpoint_path,
+    pretraining_lock,
+    progress_files,
+)
 from nesyworld.experiments.protocol.records import (
     UNMASKED,
     CurvePoint,
@@ -124,12 +131,15 @@ def _mean_success_steps(results: list[EpisodeResult]) -> float:
     return sum(steps) / len(steps) if steps else math.nan
 
 
-def _phase(run: _Run, phase: Phase, budget: int) -> bool:
+def _phase(run: _Run, phase: Phase, budget: int, start: tuple[int, int] = (1, 0),
+           after_epoch: Callable[[int, int], None] | None = None) -> bool:
     """Train in epochs until the convergence criterion or the budget; True if converged. An
-    agent that cannot learn in this phase gets `eta` epochs, which show where it stands."""
+    agent that cannot learn in this phase gets `eta` epochs, which show where it stands.
+    `start`: (epoch, env steps already spent in the phase), for a resumed phase;
+    `after_epoch(next_epoch, spent)` is called after every epoch that did not converge."""
     p = run.spec.protocol
     learns = run.agent.learns(phase)
-    spent_in_phase, epoch = 0, 1
+    epoch, spent_in_phase = start
     while spent_in_phase < budget if learns else epoch <= p.eta:
         step = min(p.epoch_steps, budget - spent_in_phase) if learns else p.epoch_steps
         spent = run.agent.train(step, phase)
@@ -140,6 +150,8 @@ def _phase(run: _Run, phase: Phase, budget: int) -> bool:
         if run.converged(phase):
             run.mark_converged()
             return True
+        if after_epoch is not None:
+            after_epoch(epoch, spent_in_phase)
     return False
 
 
@@ -147,7 +159,8 @@ def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None
                  ) -> tuple[ProtocolAgent, _Run]:
     """The agent after the pre-novelty phase. An RL agent with `protocol.pretrained` loads
     its (agent, seed)'s checkpoint, or pre-trains and saves it when it is not there yet
-    (pretraining.py): one pre-training per pair serves every novelty."""
+    (pretraining.py): one pre-training per pair serves every novelty. An unfinished
+    pre-training saves its progress as it goes, and the next run of the pair resumes it."""
     p = spec.protocol
     rl = spec.agent.startswith(("rl", "transfer_rl"))
     path = checkpoint_path(p.pretrained, spec.agent, spec.seed) if rl else None
@@ -157,10 +170,40 @@ def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None
                                     RunSeeds(spec.seed), p.max_episode_steps, p.epoch_steps,
                                     load, spec.knowledge)
         run = _Run(spec, agent, on_point)
-        _phase(run, "pre", p.pre_steps)
-        if path is not None and not load and isinstance(agent, RLProtocolAgent):
-            agent.agent.save(path)
+        if path is None or load or not isinstance(agent, RLProtocolAgent):
+            _phase(run, "pre", p.pre_steps)
+            return agent, run
+        weights, counters = progress_files(path)
+        start = _resume(run, agent, weights, counters)
+
+        def save_progress(epoch: int, spent: int) -> None:
+            if (epoch - 1) % PROGRESS_EVERY == 0:
+                agent.agent.save(weights)
+                PretrainingProgress(epoch, spent, run.env_steps, run.actions,
+                                    run.evaluations, agent.learn_calls,
+                                    round(cpu_seconds() - run.cpu0, 3),
+                                    tuple(run.curve)).save(counters)
+
+        _phase(run, "pre", p.pre_steps, start, save_progress)
+        agent.agent.save(path)
+        for file in (weights, counters):
+            file.unlink(missing_ok=True)
     return agent, run
+
+
+def _resume(run: _Run, agent: RLProtocolAgent, weights: Path, counters: Path
+            ) -> tuple[int, int]:
+    """Continue an unfinished pre-training from its saved progress, if there is one;
+    return (the next epoch, env steps spent), (1, 0) to start afresh."""
+    progress = PretrainingProgress.load(counters) if weights.is_file() else None
+    if progress is None:
+        return 1, 0
+    agent.agent.load(weights)
+    agent.learn_calls = progress.learn_calls
+    run.env_steps, run.actions = progress.env_steps, progress.actions
+    run.evaluations, run.curve = progress.evaluations, list(progress.curve)
+    run.cpu0 -= progress.cpu_seconds  # the curve's CPU seconds go on from where they were
+    return progress.epoch, progress.spent
 
 
 def _env(spec: RunSpec) -> NesyGridEnv:

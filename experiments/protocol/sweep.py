@@ -1,7 +1,8 @@
 """Running an experiment's grid of independent runs, locally or on a Ray cluster.
 
 A sweep can take days, and machines get rebooted, so the results file is the only state: one
-JSON record per run (see records.py), appended and fsynced the moment the run finishes. A
+JSON record per run (see records.py), appended and fsynced the moment the run finishes
+(results_file.py reads and appends it). A
 restarted sweep reads the file, skips every run recorded as "ok" and runs the rest, so no
 finished run is redone or lost; a run that raised is recorded as "error" with its traceback
 and is retried on the next start.
@@ -15,9 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import json
 import os
 import subprocess
+import sys
 import threading
 import time
 import traceback
@@ -26,7 +27,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from rich.console import Console
 from rich.progress import (
@@ -42,14 +43,17 @@ from rich.text import Text
 
 from nesyworld.experiments.protocol.config import ExperimentConfig
 from nesyworld.experiments.protocol.records import RunSpec
+from nesyworld.experiments.protocol.results_file import (
+    RecordSink,
+    RunnerError,
+    latest_records,
+    load_records,
+    read_latest,
+)
 
 DEFAULT_RUN_FN = "nesyworld.experiments.protocol.run:run_protocol"
 Record = dict[str, Any]
 RunFn = Callable[[RunSpec], dict[str, Any]]
-
-
-class RunnerError(RuntimeError):
-    """A sweep that cannot start or go on; the message says what to do."""
 
 
 # ---------------------------------------------------------------- records and their file
@@ -83,109 +87,12 @@ def code_version() -> str:
     return f"{base}{'.' if '+' in base else '+'}g{commit}{dirty}"
 
 
-def load_records(path: Path) -> list[Record]:
-    """Every record in a results file, in order. A line cut short by a kill mid-write is
-    skipped (its run was not finished), never fatal."""
-    return [record for _, record in numbered_records(path)]
-
-
-MAX_RESULTS_BYTES = 1 << 30
-"""A results file of 10,000 paper-protocol runs is about 100 MB; more is not a results file."""
-
-
-def numbered_records(path: Path) -> list[tuple[int, Record]]:
-    """(line number, record) for each record line of a results file; lines that are not a
-    whole JSON object with a "key" (a kill mid-write, a stray edit) are skipped. A file that
-    is not UTF-8 text, or is too large, is a SpecError naming it."""
-    if not path.exists():
-        return []
-    from nesyworld.world.errors import SpecError
-
-    what = "a JSON-lines results file written by `nesyworld experiment`"
-    try:
-        if path.stat().st_size > MAX_RESULTS_BYTES:
-            raise SpecError(f"larger than {MAX_RESULTS_BYTES} bytes", file=str(path),
-                            expected=what)
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise SpecError(f"byte {err.start} is not UTF-8 text", file=str(path),
-                        expected=what) from None
-    records = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):  # cut short, or nested beyond any record
-            continue
-        if isinstance(record, dict) and isinstance(record.get("key"), str):
-            records.append((number, record))
-    return records
-
-
-def latest_records(records: Sequence[Record]) -> dict[str, Record]:
-    """Per key, the record that counts: the last "ok" one, else the last error."""
-    out: dict[str, Record] = {}
-    for record in records:
-        key = record["key"]
-        if record.get("status") == "ok" or out.get(key, {}).get("status") != "ok":
-            out[key] = record
-    return out
-
-
 def record_env_steps(record: Record) -> int:
     """Env steps a run used (its curve is cumulative, so the last point holds the total)."""
     if "env_steps" in record:
         return int(record["env_steps"])
     curve = record.get("curve") or []
     return int(max((p.get("env_steps", 0) for p in curve), default=0))
-
-
-class RecordSink:
-    """The results file, opened for appending; each record is on disk when `write` returns.
-
-    An exclusive lock stops a second sweep from writing the same file; a line cut short by
-    an earlier kill is closed first so the next record does not join it.
-    """
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self.file: IO[str] = path.open("a+", encoding="utf-8")
-        try:
-            import fcntl
-
-            fcntl.flock(self.file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except ImportError:  # no POSIX locks (Windows): one sweep per file is on the user
-            pass
-        except OSError:
-            self.file.close()
-            raise RunnerError(f"{path} is being written by another sweep") from None
-        size = self.file.seek(0, os.SEEK_END)
-        if size:
-            self.file.seek(size - 1)
-            if self.file.read(1) != "\n":
-                self.file.write("\n")
-
-    def write(self, record: Record) -> Record:
-        """Append a record; what was written, read back (so callers hold what the file does)."""
-        line = json.dumps(record, default=_plain)
-        self.file.write(line + "\n")
-        self.file.flush()
-        os.fsync(self.file.fileno())
-        return json.loads(line)
-
-    def close(self) -> None:
-        self.file.close()
-
-
-def _plain(value: Any) -> Any:
-    """JSON for what a run function may return beyond plain types (numpy scalars, arrays)."""
-    for attr in ("item", "tolist"):
-        if hasattr(value, attr):
-            with contextlib.suppress(TypeError, ValueError):
-                return getattr(value, attr)()
-    return str(value)
 
 
 # ---------------------------------------------------------------- one run, in a worker
@@ -328,7 +235,9 @@ def run_experiment(config: ExperimentConfig, out: Path,
     runs = config.runs()
     sink = RecordSink(out)  # lock first: nobody else appends while we read
     try:
-        latest = latest_records(load_records(out))
+        if sink.mended:
+            print(f"nesyworld: note: {sink.mended}", file=sys.stderr)
+        latest = read_latest(out).records
         _check_same_specs(runs, latest, out)
         todo = [s for s in runs if latest.get(s.key, {}).get("status") != "ok"]
         if todo:

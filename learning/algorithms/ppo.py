@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -20,7 +20,7 @@ from tianshou.algorithm import PPO
 from tianshou.algorithm.modelfree.a2c import A2CTrainingStats
 from tianshou.algorithm.modelfree.reinforce import DiscreteActorPolicy
 from tianshou.algorithm.optim import TorchOptimizerFactory
-from tianshou.data import Batch, ReplayBuffer
+from tianshou.data import Batch, ReplayBuffer, to_torch_as
 from tianshou.data.types import (
     BatchWithAdvantagesProtocol,
     LogpOldProtocol,
@@ -115,6 +115,24 @@ def no_draws(policy: Any) -> Iterator[None]:
         policy.drawing = True
 
 
+def _chunk_ends(buffer: ReplayBuffer, indices: np.ndarray) -> np.ndarray | None:
+    """The rows of a whole rollout chunk (rollout.py's buffer, read in order) whose `obs_next`
+    is not the next row's `obs`; None for any other buffer or reading."""
+    ends = getattr(buffer, "ends", None)
+    if ends is None or len(indices) != len(buffer) or not np.array_equal(
+            indices, np.arange(len(buffer))):
+        return None
+    return np.asarray(ends(), bool)
+
+
+def _collected_log_probs(batch: Batch) -> np.ndarray | None:
+    """Log-probabilities the rollout stored beside the actions it sampled, if it did."""
+    policy = batch.get("policy")
+    if not isinstance(policy, Batch) or "logp_old" not in policy.get_keys():
+        return None
+    return np.asarray(policy.logp_old, np.float32)
+
+
 class ScaledRewardPPO(PPO):
     """tianshou's PPO with rewards multiplied by a constant where returns are computed.
 
@@ -131,20 +149,70 @@ class ScaledRewardPPO(PPO):
     def _add_returns_and_advantages(
         self, batch: RolloutBatchProtocol, buffer: ReplayBuffer, indices: np.ndarray
     ) -> BatchWithAdvantagesProtocol:
-        if self.reward_scale == 1.0:
-            return super()._add_returns_and_advantages(batch, buffer, indices)
         original = batch.rew
-        batch.rew = original * self.reward_scale
+        if self.reward_scale != 1.0:
+            batch.rew = original * self.reward_scale
         try:
-            return super()._add_returns_and_advantages(batch, buffer, indices)
+            ends = _chunk_ends(buffer, indices)
+            if ends is None:
+                return super()._add_returns_and_advantages(batch, buffer, indices)
+            return self._returns_from_one_pass(batch, buffer, indices, ends)
         finally:
             batch.rew = original
+
+    def _returns_from_one_pass(
+        self, batch: RolloutBatchProtocol, buffer: ReplayBuffer, indices: np.ndarray,
+        ends: np.ndarray,
+    ) -> BatchWithAdvantagesProtocol:
+        """tianshou's A2C returns and advantages, with the critic run over `obs` once.
+
+        Why: tianshou runs the critic over `obs` and again over `obs_next`, but in a whole
+        collected chunk `obs_next` of a row is the next row's `obs` except where an episode
+        or the chunk ended (`ends`); only those rows need a pass of their own. The rest is
+        A2C's own code path: the same GAE, return scaling and fields.
+        """
+        rows = np.flatnonzero(ends)
+        # one pass over the chunk's observations and the ended rows' next ones, in pieces of
+        # `max_batchsize` rows (a row's value does not depend on the piece it is in)
+        both = Batch.cat([batch.obs, batch.obs_next[rows]]) if len(rows) else batch.obs
+        with torch.no_grad():
+            values = torch.cat([self.critic(both[i:i + self.max_batchsize])
+                                for i in range(0, len(both), self.max_batchsize)]).flatten()
+        n = len(batch)
+        batch.v_s = values[:n]
+        v = values[:n].cpu().numpy()
+        v_next = np.empty_like(v)
+        v_next[:-1] = v[1:]
+        v_next[rows] = values[n:].cpu().numpy()
+        if self.return_scaling:
+            scale = np.sqrt(self.ret_rms.var + self._eps)
+            v, v_next = v * scale, v_next * scale
+        returns, advantages = self.compute_episodic_return(
+            batch, buffer, indices, v_next, v, gamma=self.gamma, gae_lambda=self.gae_lambda)
+        if self.return_scaling:
+            batch.returns = returns / np.sqrt(self.ret_rms.var + self._eps)
+            self.ret_rms.update(returns)
+        else:
+            batch.returns = returns
+        batch.returns = to_torch_as(batch.returns, batch.v_s)
+        batch.adv = to_torch_as(advantages, batch.v_s)
+        return cast(BatchWithAdvantagesProtocol, batch)
 
     def _preprocess_batch(  # type: ignore[override]
         self, batch: RolloutBatchProtocol, buffer: ReplayBuffer, indices: np.ndarray
     ) -> LogpOldProtocol:
-        with no_draws(self.policy):
-            return super()._preprocess_batch(batch, buffer, indices)
+        collected = _collected_log_probs(batch)
+        if collected is None:
+            with no_draws(self.policy):
+                return super()._preprocess_batch(batch, buffer, indices)
+        # the rollout kept each action's log-probability as it sampled it (rollout.py):
+        # PPO's pass of the actor over the whole chunk would compute the same numbers
+        if self.recompute_adv:
+            self._buffer, self._indices = buffer, indices
+        batch = self._add_returns_and_advantages(batch, buffer, indices)
+        batch.act = to_torch_as(batch.act, batch.v_s)
+        batch.logp_old = to_torch_as(collected, batch.v_s)
+        return cast(LogpOldProtocol, batch)
 
     def _update_with_batch(  # type: ignore[override]
         self, batch: LogpOldProtocol, batch_size: int | None, repeat: int

@@ -172,6 +172,12 @@ class RolloutBuffer(ReplayBuffer):
     def _boundary(self, index: np.ndarray) -> np.ndarray:
         return self.done[index] | (index % self.steps_per_env == self.steps_per_env - 1)
 
+    def ends(self) -> np.ndarray:
+        """Rows whose `obs_next` is not the next row's `obs`: an episode ended there, or the
+        env's steps in this chunk did. PPO needs the critic's value of `obs_next` only
+        there; elsewhere it is the next row's value of `obs`."""
+        return self._boundary(np.arange(self.maxsize))
+
     def next(self, index: int | np.ndarray) -> np.ndarray:
         index = np.asarray(index)
         return index + ~self._boundary(index)
@@ -203,10 +209,14 @@ class Rollout:
         self._returns = np.zeros(self.n)
 
     @torch.no_grad()
-    def _act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Sample as tianshou's DiscreteActorPolicy does (same calls, same random stream)."""
+    def _act(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Sample as tianshou's DiscreteActorPolicy does (same calls, same random stream);
+        also the log-probability of each sampled action, which PPO would otherwise compute
+        again over the whole chunk before its passes (`ScaledRewardPPO`)."""
         logits, _ = self.actor({"obs": torch.from_numpy(obs), "mask": torch.from_numpy(mask)})
-        return torch.distributions.Categorical(logits=logits).sample().numpy()
+        dist = torch.distributions.Categorical(logits=logits)
+        act = dist.sample()
+        return act.numpy(), dist.log_prob(act).numpy()
 
     def collect(self, n_step: int) -> tuple[RolloutBuffer, ChunkStats]:
         """At least `n_step` transitions (a multiple of N), as a buffer for one update."""
@@ -216,6 +226,7 @@ class Rollout:
         m_buf = np.empty((t_max, n, mask.shape[1]), mask.dtype)
         next_o, next_m = np.empty_like(o_buf), np.empty_like(m_buf)
         act = np.empty((t_max, n), np.int64)
+        logp = np.empty((t_max, n), np.float32)
         rew = np.empty((t_max, n))
         term, trunc = np.empty((t_max, n), bool), np.empty((t_max, n), bool)
         stats = ChunkStats(steps=t_max * n)
@@ -224,7 +235,7 @@ class Rollout:
         try:
             for t in range(t_max):
                 o_buf[t], m_buf[t] = obs, mask
-                act[t] = self._act(obs, mask)
+                act[t], logp[t] = self._act(obs, mask)
                 obs, mask, rew[t], term[t], trunc[t], success = self.envs.step(act[t])
                 next_o[t], next_m[t] = obs, mask
                 self._returns += rew[t]
@@ -249,5 +260,6 @@ class Rollout:
             act=env_major(act), rew=env_major(rew), terminated=env_major(term),
             truncated=env_major(trunc), done=env_major(done),
             obs_next=Batch(obs=env_major(next_o), mask=env_major(next_m)),
+            policy=Batch(logp_old=env_major(logp)),
         )
         return RolloutBuffer(batch, t_max), stats

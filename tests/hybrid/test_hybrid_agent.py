@@ -199,10 +199,10 @@ def test_the_last_attempt_at_an_operator_trains_without_the_patience_stop(
             return SimpleNamespace(operator=None, induced=[], env_steps=0,
                                    error="none learned", summary=dict)
 
+    failure = adapted().agent.failures[0]  # before the patch: adapted() may run here first
     monkeypatch.setattr(hybrid_agent_module, "Recovery", GivesUp)
     agent, env = make_agent("axe")
     env.reset(seed=0)
-    failure = adapted().agent.failures[0]
     assert CONFIG.attempts >= 2 and CONFIG.patience > 0
     for _ in range(CONFIG.attempts):
         agent._learn(failure, None, agent.recovery_config)

@@ -94,18 +94,42 @@ def test_rollout_gives_the_collectors_transitions(
 def test_update_from_the_rollout_buffer_is_the_same(
     icm: ICMConfig | None, grid: SimpleNamespace, native_chain: type
 ) -> None:
-    """Same weights after PPO(+ICM) updates on the Collector's buffer (with tianshou's own
-    minibatch loop) and on the RolloutBuffer (with the tensor minibatch view)."""
+    """The same weights after PPO(+ICM) learns from a chunk the Collector collected (with
+    tianshou's own preprocessing and minibatch loop) and from the same chunk as Rollout
+    collected it (log-probs kept from sampling, the critic over each observation once, the
+    tensor minibatch view), up to float rounding: a row's value or log-prob computed in a
+    batch of another size can differ in its last bit. One chunk: the trainer learns from
+    each chunk right after collecting it, with the policy that sampled it."""
     expected, actual, (old, new) = _collect_both("dummy", grid, native_chain, icm)
-    # the reference learner runs tianshou's PPO minibatch loop as it is
     old.ppo._update_with_batch = functools.partial(PPO._update_with_batch, old.ppo)  # type: ignore[method-assign]
-    for learner, buffers in ((old, expected), (new, actual)):
+    before = [p.detach().clone() for p in new.algorithm.parameters()]
+    for learner, buffer in ((old, expected[0]), (new, actual[0])):
         np.random.seed(0)
         with policy_within_training_step(learner.ppo.policy):
-            for buffer in buffers:
-                learner.algorithm.update(buffer=buffer, batch_size=8, repeat=2)
+            learner.algorithm.update(buffer=buffer, batch_size=8, repeat=2)
     for p, q in zip(old.algorithm.parameters(), new.algorithm.parameters(), strict=True):
-        assert torch.equal(p, q)
+        torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)
+    assert any(not torch.equal(p, q) for p, q in zip(before, new.algorithm.parameters(),
+                                                     strict=True))
+
+
+def test_the_rollout_keeps_the_log_probs_and_next_values_ppo_would_compute(
+    grid: SimpleNamespace, native_chain: type
+) -> None:
+    """What the rollout's buffer lets PPO skip is what PPO would have computed: each sampled
+    action's log-prob under the policy that sampled it, and `obs_next` equal to the next
+    row's `obs` everywhere but the rows `ends` names."""
+    _, actual, (_, learner) = _collect_both("dummy", grid, native_chain)
+    batch, _ = actual[0].sample(0)
+    with torch.no_grad():
+        logits, _ = learner.ppo.policy.actor(batch.obs)
+        logp = torch.distributions.Categorical(logits=logits).log_prob(
+            torch.as_tensor(batch.act))
+    torch.testing.assert_close(torch.as_tensor(batch.policy.logp_old), logp)
+    ends = actual[0].ends()
+    follows = np.flatnonzero(~ends[:-1])
+    np.testing.assert_array_equal(batch.obs_next.obs[follows], batch.obs.obs[follows + 1])
+    assert ends[-1] and ends.sum() < len(ends)
 
 
 def test_foreach_adam_is_bit_identical() -> None:

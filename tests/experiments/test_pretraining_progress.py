@@ -1,0 +1,72 @@
+"""An RL pre-training outlasts a session: it saves its progress every few epochs, and the next
+run of its (agent, seed) resumes it instead of starting over (experiments/protocol/
+pretraining.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from nesyworld.experiments.protocol import run as run_module
+from nesyworld.experiments.protocol.agents import RLProtocolAgent
+from nesyworld.experiments.protocol.pretraining import PretrainingProgress, progress_files
+from nesyworld.experiments.protocol.records import ProtocolConfig, RunSpec
+from nesyworld.experiments.protocol.run import run_protocol
+
+
+def _protocol(tmp_path: Path) -> ProtocolConfig:
+    return ProtocolConfig(pre_steps=500, post_steps=100, epoch_steps=100, eval_episodes=1,
+                          post_eval_episodes=1, eta=2, success_threshold=1.01,
+                          max_episode_steps=20,
+                          pretrained=str(tmp_path / "pre" / "{agent}_{seed}.pt"))
+
+
+def _pre(record: dict) -> list[dict]:
+    return [c for c in record["curve"] if c["phase"] == "pre"]
+
+
+def test_a_stopped_pretraining_resumes_where_it_stood(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(run_module, "PROGRESS_EVERY", 2)
+    protocol = _protocol(tmp_path)
+    spec = RunSpec("transfer_rl_unmasked", "pogostick", "axe", 0, protocol)
+    final = tmp_path / "pre" / "transfer_rl_unmasked_0.pt"
+    weights, counters = progress_files(final)
+    calls: list[int] = []
+    train = RLProtocolAgent.train
+
+    def stops_at_the_fourth_epoch(self: RLProtocolAgent, steps: int, phase: str = "post"):
+        calls.append(steps)
+        if len(calls) == 4:
+            raise KeyboardInterrupt  # the session ended mid-training
+        return train(self, steps, phase)
+
+    monkeypatch.setattr(RLProtocolAgent, "train", stops_at_the_fourth_epoch)
+    with pytest.raises(KeyboardInterrupt):
+        run_protocol(spec)
+    assert weights.is_file() and not final.exists()
+    saved = PretrainingProgress.load(counters)
+    assert saved is not None and (saved.epoch, saved.learn_calls) == (3, 2)
+    assert saved.spent == saved.env_steps >= 200  # training and the trainer's evaluation
+
+    monkeypatch.setattr(RLProtocolAgent, "train", train)
+    record = run_protocol(spec)
+    assert record["status"] == "ok", record["error"]
+    pre = _pre(record)
+    # epochs 1-2 from the first run, 3-5 resumed: the whole budget, counted once
+    assert [c["epoch"] for c in pre] == [1, 2, 3, 4, 5]
+    steps = [c["env_steps"] for c in pre]
+    assert steps == sorted(steps) and steps[:2] == [c.env_steps for c in saved.curve]
+    assert final.is_file() and not weights.exists() and not counters.exists()
+
+
+def test_a_damaged_progress_record_starts_over(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    counters = tmp_path / "x.pt.partial.json"
+    for text in ("{", "[]", json.dumps({"epoch": -1}), "x" * 10):
+        counters.write_text(text)
+        assert PretrainingProgress.load(counters) is None
+    assert "pre-training starts over" in capsys.readouterr().err
+    assert PretrainingProgress.load(tmp_path / "missing.json") is None
