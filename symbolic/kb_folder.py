@@ -12,7 +12,9 @@ one :class:`KnowledgeBaseError`: a SpecError with the file, the field path in th
 The folder: kb.json is required. domain.pddl and problem.pddl, written by ``save`` for planners
 and people, are optional; when present they must read as PDDL (a located PDDLError if not), and
 the domain's actions must be the knowledge base's active operators (an edited domain is read
-with ``KnowledgeBase.from_pddl``, never silently ignored). Other files (the hybrid layer's
+with ``KnowledgeBase.from_pddl``, never silently ignored). The three are read as the folder's
+own regular files: a symbolic link or a FIFO is refused unopened, so an error never quotes a
+line of a file elsewhere and a pipe never blocks the load. Other files (the hybrid layer's
 agent.json and policies/) are left to their owners.
 """
 
@@ -94,7 +96,8 @@ def read_kb_json(folder: str | Path) -> dict[str, Any]:
                                  "folder written by KnowledgeBase.save (kb.json inside)")
     path = root / KB_FILE
     try:
-        data = read_json(path, str(path), what=WHAT, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH)
+        data = read_json(path, str(path), what=WHAT, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH,
+                         follow_links=False)
     except SpecError as err:
         raise KnowledgeBaseError(err.message, location=err.location, file=err.file,
                                  key_path=err.key_path, found=err.found,
@@ -236,13 +239,16 @@ def check_pddl_files(folder: Path, active: list[str]) -> None:
     from nesyworld.symbolic.pddl.reader import read_pddl  # unified-planning: loaded when used
 
     domain_path, problem_path = folder / "domain.pddl", folder / "problem.pddl"
-    if not domain_path.exists():
-        if problem_path.exists():
+    if not _present(domain_path):
+        if _present(problem_path):
             raise KnowledgeBaseError("a problem without domain.pddl beside it",
                                      file=str(problem_path), expected="both files, or neither")
         return
-    domain = load_pddl_text(domain_path)
-    problem = load_pddl_text(problem_path) if problem_path.exists() else None
+    # the folder's own files, never a link: an error quotes the line it fails at, and a link
+    # would make that a line of a file the folder does not hold (input_files.py)
+    domain = load_pddl_text(domain_path, follow_links=False)
+    problem = (load_pddl_text(problem_path, follow_links=False) if _present(problem_path)
+               else None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         read = read_pddl(domain, problem, str(domain_path), str(problem_path),
@@ -256,3 +262,8 @@ def check_pddl_files(folder: Path, active: list[str]) -> None:
             "an active operator of kb.json has no action", file=str(domain_path),
             found=(extra or missing)[0], expected="the domain KnowledgeBase.save wrote for "
             "kb.json (read an edited domain with KnowledgeBase.from_pddl)")
+
+
+def _present(path: Path) -> bool:
+    """Whether anything is at `path`: a file, or a link (even one that leads nowhere)."""
+    return path.exists() or path.is_symlink()

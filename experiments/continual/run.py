@@ -29,7 +29,10 @@ from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import ICMConfig, PPOConfig, TrainConfig, load_checkpoint
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world.envs import NesyGridEnv
+from nesyworld.world.input_files import read_regular
 
+MAX_PROGRESS_BYTES = 64 * 2**20
+"""progress.jsonl holds a line of a few hundred bytes per stage and seed."""
 TASK_STRIDE = 100_000
 """Evaluation maps: the run seed's evaluation map TASK_STRIDE * task + episode
 (nesyworld.hybrid.seeding), the same after every stage; training maps come from its
@@ -95,7 +98,11 @@ def read_progress(out: Path, config: ContinualConfig) -> list[StageRecord]:
     if not path.exists():
         return []
     records = []
-    lines = path.read_text(encoding="utf-8").splitlines()
+    data = read_regular(path, MAX_PROGRESS_BYTES)  # a FIFO is refused unopened
+    if len(data) > MAX_PROGRESS_BYTES:
+        raise ContinualError(f"{path}: more than {MAX_PROGRESS_BYTES:,} bytes; expected the "
+                             "progress file a continual run writes (a line per stage)")
+    lines = data.decode("utf-8", errors="replace").splitlines()
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue

@@ -407,4 +407,14 @@ class ScriptedAgent:
         Path(path).write_text(json.dumps({"agent": self.name, "script": self.script}))
 
     def load(self, path: str | Path) -> None:
-        self.script = json.loads(Path(path).read_text())["script"]
+        """The script `save` wrote, read as any user file is (json_input.py): a FIFO, a
+        broken document or a wrong field is one located SpecError."""
+        from nesyworld.world.simulation.json_input import Fields, read_json
+
+        name = str(path)
+        f = Fields(name)
+        doc = f.mapping(read_json(path, name, what="a script saved by ScriptedAgent.save",
+                                  max_bytes=64 * 2**20), "", ("script",), ("agent",))
+        steps = f.listing(doc["script"], "script", 1_000_000, "a list of action names")
+        self.script = [f.string(a, f"script[{i}]", 200, "an action name")
+                       for i, a in enumerate(steps)]

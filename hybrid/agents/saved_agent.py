@@ -19,6 +19,7 @@ from nesyworld.symbolic.derivation.derive import Derivation
 from nesyworld.symbolic.kb_folder import KB_FILE
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world.errors import SpecError
+from nesyworld.world.input_files import open_regular
 
 FILE_NAME = re.compile(r"[A-Za-z0-9_\-]{1,200}")
 """What a learned operator's name may be to name its policy file: one path component with no
@@ -51,9 +52,15 @@ def policy_file(folder: str | Path, kb: KnowledgeBase, operator: str,
                         expected="letters, digits, '_' and '-' (the file is "
                         f"{policy_folder}/<name>.pt)")
     file = Path(folder) / policy_folder / f"{operator}.pt"
-    if not file.is_file():
+    if not (file.exists() or file.is_symlink()):
         raise SpecError(f"the policy of learned operator '{operator}' is missing",
                         file=str(file), expected="the checkpoint saved with the knowledge base")
+    try:  # the folder's own regular file: no link out of it, no FIFO to block the load
+        open_regular(file, follow_links=False).close()
+    except OSError as exc:
+        raise SpecError(f"the policy of learned operator '{operator}' cannot be read "
+                        f"({exc.strerror or type(exc).__name__})", file=str(file),
+                        expected="the checkpoint saved with the knowledge base") from None
     return file
 
 

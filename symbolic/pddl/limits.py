@@ -25,6 +25,7 @@ from nesyworld.symbolic.pddl.errors import (
     Source,
     shown,
 )
+from nesyworld.world.input_files import read_regular
 
 MAX_CHARS = 8_000_000
 """Characters in one domain, problem or plan (also the bytes read from a file, plus one)."""
@@ -111,13 +112,14 @@ def text_from_bytes(data: bytes, file: str) -> str:
             file=file, line=line, column=column, source_line=source_line) from None
 
 
-def load_pddl_text(path: str | Path) -> str:
+def load_pddl_text(path: str | Path, *, follow_links: bool = True) -> str:
     """A PDDL domain, problem or plan file's text, for read_pddl / read_plan: at most
-    MAX_CHARS bytes are read, and an unreadable file or non-UTF-8 byte is a PDDLFileError."""
+    MAX_CHARS bytes are read, and an unreadable file, one that is not a regular file (a FIFO
+    would block the read forever), a symbolic link when `follow_links` is False, or a
+    non-UTF-8 byte is a PDDLFileError."""
     file = str(path)
     try:
-        with Path(path).open("rb") as handle:
-            data = handle.read(MAX_CHARS + 1)
+        data = read_regular(path, MAX_CHARS, follow_links=follow_links)
     except OSError as err:
         reason = err.strerror or type(err).__name__
         raise PDDLFileError(f"cannot read the file ({reason}); expected a readable PDDL file",

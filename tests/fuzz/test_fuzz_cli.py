@@ -5,8 +5,8 @@ never a traceback, an internal error (70) or a stray SystemExit.
 
 The vectors come from the parsers themselves (every option of every command, so a new option
 is fuzzed without a line here), with values drawn from pools per kind: numbers out of range,
-files of the right kind mutated, missing, a folder, a name too long, output paths in missing
-folders or under a file. Work that would train, sweep or serve is replaced by a stub that
+files of the right kind mutated, missing, a folder, a FIFO (inputs only), a name too long,
+output paths in missing folders or under a file. Work that would train, sweep or serve is replaced by a stub that
 raises `Reached`: reaching it means the command checked its arguments and started, which is a
 pass (what the work itself does with valid input is other tests' business).
 """
@@ -83,6 +83,8 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     tmp = tmp_path_factory.mktemp("cli_fuzz")
     (tmp / "a_file").write_text("not a folder\n")
     (tmp / "a_dir").mkdir()
+    if hasattr(os, "mkfifo"):  # read, it would block forever: it must be refused unopened
+        os.mkfifo(tmp / "a_fifo")
     trajectory = tmp / "trajectory.json"
     with contextlib.redirect_stdout(io.StringIO()):
         from nesyworld.world import Recorder, World
@@ -159,7 +161,8 @@ def path_value(data: st.DataObject, files: dict[str, Path], kind: str | None,
         return data.draw(st.sampled_from(good + wrong), label="output")
     choice = data.draw(st.sampled_from(("good", "mutated", "wrong")), label=f"{kind} path")
     if kind in ("tmp",) or choice == "wrong":
-        return data.draw(st.sampled_from((*wrong, str(tmp))), label="wrong path")
+        fifo = (str(tmp / "a_fifo"),) if (tmp / "a_fifo").exists() else ()
+        return data.draw(st.sampled_from((*wrong, str(tmp), *fifo)), label="wrong path")
     source = files[kind]
     if choice == "good":
         return str(source)

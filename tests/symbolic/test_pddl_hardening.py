@@ -10,9 +10,12 @@ every defect of its folder (a KnowledgeBaseError, a SpecError: one line, `entrie
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -286,3 +289,54 @@ def test_names_met_after_a_novelty_load(saved, tmp_path: Path) -> None:
     (folder / "problem.pddl").unlink()
     kb = KnowledgeBase.load(folder, saved[0].base)
     assert kb.operator(op["name"]).describe() != saved[0].operator(op["name"]).describe()
+
+
+@pytest.fixture
+def no_hang() -> Iterator[None]:
+    """A reader that opened a FIFO would wait for a writer forever: fail after 10 s instead."""
+    def stop(signum: int, frame: object) -> None:
+        raise TimeoutError("blocked: a FIFO was opened for reading")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, 10)
+    yield
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_fifo_is_a_file_error_at_once_not_a_hang(tmp_path: Path, no_hang: None) -> None:
+    """`nesyworld parse PIPE` blocked forever: the reader opened it and waited for a writer."""
+    fifo = tmp_path / "domain.pddl"
+    os.mkfifo(fifo)
+    start = time.perf_counter()
+    with pytest.raises(PDDLFileError) as err:
+        load_pddl_text(fifo)
+    assert time.perf_counter() - start < 2
+    assert str(err.value) == (f"{fifo}:1:1: cannot read the file (a FIFO, not a regular file); "
+                              "expected a readable PDDL file")
+
+
+@pytest.mark.parametrize("name", ["domain.pddl", "problem.pddl", "kb.json"])
+def test_a_kb_folder_reads_only_its_own_regular_files(saved, tmp_path: Path, name: str,
+                                                      no_hang: None) -> None:
+    """A link in the folder is refused unopened: its error would quote the first word of the
+    file it leads to (`nesyworld run --kb DIR` with domain.pddl -> /etc/passwd), and a FIFO
+    would block the load."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-WORD and more\n")
+    folder = _copy(saved, tmp_path)
+    (folder / name).unlink()
+    (folder / name).symlink_to(secret)
+    err = _kb_error(saved, folder)
+    assert "a symbolic link, not a regular file" in str(err)
+    assert "TOP-SECRET" not in str(err) and str(folder / name) in str(err)
+    (folder / name).unlink()
+    (folder / name).symlink_to(tmp_path / "nowhere")  # a link that leads nowhere is there too
+    assert "a symbolic link" in str(_kb_error(saved, folder))
+    if hasattr(os, "mkfifo"):
+        (folder / name).unlink()
+        os.mkfifo(folder / name)
+        start = time.perf_counter()
+        assert "a FIFO, not a regular file" in str(_kb_error(saved, folder))
+        assert time.perf_counter() - start < 2

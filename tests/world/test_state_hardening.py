@@ -1,16 +1,23 @@
 """Saved states and trajectories (issue 22): every bad file is one SpecError line naming the
-file, the field path and the expected form, raised before the world changes."""
+file, the field path and the expected form, raised before the world changes. And what a path
+names: a FIFO, a folder or (where a folder must hold its own files) a link is refused before
+it is read, by the one helper every reader opens through (world/input_files.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from nesyworld.world import World
+from nesyworld.world import World, input_files
 from nesyworld.world.errors import SpecError
 from nesyworld.world.simulation.trajectory import Recorder, Trajectory, replay
+from nesyworld.world.spec.yaml_bounded import read_text
 
 
 @pytest.fixture(scope="module")
@@ -172,3 +179,82 @@ def test_a_valid_trajectory_still_replays(tmp_path: Path, recorded: dict) -> Non
     path = tmp_path / "t.json"
     path.write_text(json.dumps(recorded))
     assert replay(Trajectory.load(path)).state.step == 2
+
+
+# ---------------------------------------------------------------------------- what a path names
+
+
+@contextlib.contextmanager
+def answers_within(seconds: float) -> Iterator[None]:
+    """Fail, rather than hang the suite, when the body blocks (a FIFO opened for reading
+    waits for a writer forever)."""
+    def stop(signum: int, frame: object) -> None:
+        raise TimeoutError(f"no answer within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_fifo_is_refused_unopened_by_every_world_reader(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    loads = {"World.load": lambda: World.load(fifo),
+             "Trajectory.load": lambda: Trajectory.load(fifo),
+             "World(spec)": lambda: World(str(fifo)), "read_text": lambda: read_text(fifo)}
+    for name, load in loads.items():
+        with answers_within(5), pytest.raises(SpecError) as info:
+            load()
+        assert "a FIFO, not a regular file" in str(info.value), name
+        assert str(fifo) in str(info.value) or "'" + str(fifo) in str(info.value), name
+        assert "\n" not in str(info.value), name
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_file_swapped_for_a_fifo_after_the_check_is_refused_on_its_descriptor(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stat before the open can be raced; the open does not block and the descriptor
+    is checked again."""
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    regular = os.stat(__file__)
+    real_stat = os.stat
+
+    def stat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        return regular if str(path) == str(fifo) else real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(input_files.os, "stat", stat)
+    with answers_within(5), pytest.raises(input_files.NotRegularFile, match="a FIFO"):
+        input_files.read_regular(fifo, 100)
+
+
+def test_links_are_refused_where_a_folder_must_hold_its_own_files(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere.json"
+    target.write_text('{"x": 1}')
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    assert input_files.read_regular(link, 100) == b'{"x": 1}'  # a link is followed by default
+    with pytest.raises(input_files.NotRegularFile, match="a symbolic link"):
+        input_files.read_regular(link, 100, follow_links=False)
+    with pytest.raises(input_files.NotRegularFile, match="a folder"):
+        input_files.read_regular(tmp_path, 100)
+
+
+@pytest.mark.parametrize("number", ["1e999", "-1e400", "1E+999"])
+def test_a_number_too_large_for_a_float_is_refused_where_it_stands(tmp_path: Path,
+                                                                   recorded: dict,
+                                                                   number: str) -> None:
+    """Valid JSON, but it overflows to infinity; no writer of ours produces it and no field
+    takes it (a replayed recording's seed or reward once passed as inf)."""
+    path = tmp_path / "t.json"
+    text = json.dumps(recorded, indent=1).replace('"seed": 2', f'"seed": {number}')
+    path.write_text(text)
+    with pytest.raises(SpecError) as info:
+        Trajectory.load(path)
+    line = text.splitlines().index(f' "seed": {number},') + 1
+    assert str(info.value).startswith(f"{path}:{line}:10: {number} is a number too large")

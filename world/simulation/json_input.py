@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from nesyworld.world.errors import Location, SpecError
+from nesyworld.world.input_files import read_regular
 
 MAX_DEPTH = 64
 """Nesting the documents need is a handful of levels (props in a state, data in an event);
@@ -23,13 +25,14 @@ anything deeper is refused before a recursive walk could meet it."""
 
 
 def read_json(source: str | Path | bytes, name: str, *, what: str, max_bytes: int,
-              max_depth: int = MAX_DEPTH) -> Any:
+              max_depth: int = MAX_DEPTH, follow_links: bool = True) -> Any:
     """The parsed document of a path, or of a file's bytes (`name` labels errors).
 
-    `what` names the expected file in errors ("a saved state from World.save").
+    `what` names the expected file in errors ("a saved state from World.save");
+    `follow_links=False` refuses a symbolic link (a file a folder holds must be its own).
     """
-    raw = read_bytes(source, name, what=what, max_bytes=max_bytes) if not isinstance(
-        source, bytes) else source
+    raw = read_bytes(source, name, what=what, max_bytes=max_bytes,
+                     follow_links=follow_links) if not isinstance(source, bytes) else source
     if len(raw) > max_bytes:
         raise SpecError(f"the file has {len(raw)} bytes, more than the {max_bytes} allowed",
                         file=name, expected=what)
@@ -41,9 +44,11 @@ def read_json(source: str | Path | bytes, name: str, *, what: str, max_bytes: in
     if not text.strip():
         raise SpecError("the file is empty", file=name, expected=what)
     try:
-        data = json.loads(text, parse_constant=_no_constant)
+        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except _Constant as exc:
-        raise SpecError(f"{exc.args[0]} is not a JSON number", file=name,
+        token, why = exc.args
+        raise SpecError(f"{_cut_token(token)} is {why}",
+                        location=_number_location(text, token, name), file=name,
                         expected="finite numbers") from None
     except json.JSONDecodeError as exc:
         where = Location(name, exc.lineno, exc.colno)
@@ -63,20 +68,19 @@ def read_json(source: str | Path | bytes, name: str, *, what: str, max_bytes: in
     return data
 
 
-def read_bytes(path: str | Path, name: str, *, what: str, max_bytes: int) -> bytes:
-    """A file's bytes, refusing a missing, unreadable or oversized file with a SpecError."""
-    path = Path(path)
+def read_bytes(path: str | Path, name: str, *, what: str, max_bytes: int,
+               follow_links: bool = True) -> bytes:
+    """A file's bytes, refusing a missing, unreadable, oversized or non-regular file (a FIFO,
+    a device: input_files.py) with a SpecError."""
     try:
-        size = path.stat().st_size
-        if not path.is_file():
-            raise SpecError("not a file", file=name, expected=what)
-        if size > max_bytes:
-            raise SpecError(f"the file has {size} bytes, more than the {max_bytes} allowed",
-                            file=name, expected=what)
-        return path.read_bytes()
+        raw = read_regular(path, max_bytes, follow_links=follow_links)
     except OSError as exc:
         raise SpecError(f"cannot read the file ({exc.strerror or type(exc).__name__})",
                         file=name, expected=what) from None
+    if len(raw) > max_bytes:
+        raise SpecError(f"the file has more than the {max_bytes} bytes allowed", file=name,
+                        expected=what)
+    return raw
 
 
 class _Constant(ValueError):
@@ -85,7 +89,30 @@ class _Constant(ValueError):
 
 def _no_constant(token: str) -> Any:
     """NaN and Infinity parse in Python's json but are not JSON, and nothing saves them."""
-    raise _Constant(token)
+    raise _Constant(token, "not a JSON number")
+
+
+def _finite(token: str) -> float:
+    """A JSON number such as 1e999 is valid JSON but overflows to infinity, which no writer
+    of ours produces and no field takes: refused where it is read, whatever the field."""
+    value = float(token)
+    if not math.isfinite(value):
+        raise _Constant(token, "a number too large for a float")
+    return value
+
+
+def _cut_token(token: str, limit: int = 40) -> str:
+    return token if len(token) <= limit else token[:limit] + "..."
+
+
+def _number_location(text: str, token: str, name: str) -> Location | None:
+    """Where the number `token` first stands as a value in `text` (the json module does not
+    say), or None when it cannot be told."""
+    match = re.search(r"(?:(?<=[\s:\[,])|^)" + re.escape(token) + r"(?=[\s,\]}]|$)", text)
+    if match is None:
+        return None
+    line = text.count("\n", 0, match.start()) + 1
+    return Location(name, line, match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1)
 
 
 def depth_over(data: Any, limit: int) -> bool:

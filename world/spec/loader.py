@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from nesyworld.world.errors import SpecError
+from nesyworld.world.input_files import irregular_kind, is_regular_file
 from nesyworld.world.spec.agents_section import parse_agents
 from nesyworld.world.spec.bounds import MAX_COUNT, MAX_DEPTH, MAX_NODES, MAX_STEPS
 from nesyworld.world.spec.costs_section import parse_action_costs
@@ -171,11 +172,9 @@ def _cut(text: str, limit: int = 200) -> str:
 
 
 def _is_file(path: Path) -> bool:
-    """`path.is_file()`, False for a name the system refuses (too long, a NUL byte)."""
-    try:
-        return path.is_file()
-    except (OSError, ValueError):
-        return False
+    """Whether `path` is a regular file, False for a name the system refuses (too long, a NUL
+    byte): a FIFO or a device is never taken for a spec file (input_files.py)."""
+    return is_regular_file(path)
 
 
 def resolve_source(source: str | Path, find: Any, kind: str, listing: str) -> Path | None:
@@ -194,6 +193,10 @@ def resolve_source(source: str | Path, find: Any, kind: str, listing: str) -> Pa
         found = None
     if found is not None:
         return found
+    other = irregular_kind(path)
+    if other is not None:
+        raise SpecError(f"'{_cut(text)}' is {other}, not a regular file",
+                        expected=f"a regular YAML file or a name listed by {listing}")
     if text.endswith((".yaml", ".yml")) or not any(ch in text for ch in ":{}[]"):
         raise SpecError(f"no such {kind} file or shipped {kind}: '{_cut(text)}'",
                         expected=f"an existing YAML file or a name listed by {listing}")

@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from nesyworld.world.errors import Location, SpecError, shown
+from nesyworld.world.input_files import read_regular
 from nesyworld.world.spec.bounds import MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES
 
 KeyPath = tuple[Any, ...]
@@ -42,8 +43,7 @@ def read_text(path: Path) -> str:
     """A file's text: at most MAX_FILE_BYTES of UTF-8, or a SpecError naming what is wrong
     (and where, for bytes that are not UTF-8)."""
     try:
-        with path.open("rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
+        data = read_regular(path, MAX_FILE_BYTES)  # a FIFO or a device is refused unopened
     except OSError as exc:
         raise SpecError(f"cannot read the file: {exc.strerror or type(exc).__name__}",
                         file=str(path), expected="a readable YAML file") from None
