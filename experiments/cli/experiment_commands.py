@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import errno
 import json
 import sys
 from pathlib import Path
@@ -128,15 +127,19 @@ def cmd_report(args: argparse.Namespace) -> int:
     from nesyworld.experiments.protocol.report import (
         print_table2,
         protocol_names,
-        read_records,
+        read_runs,
         table2_rows,
         write_report,
     )
 
-    if not args.results.is_file():  # main: nesyworld: error: <path>: <reason>, status 2
-        raise FileNotFoundError(errno.ENOENT, "no such results file", str(args.results))
+    # a missing file, a FIFO, no runs, a line that is not a run: one located line, status 2
+    read = read_runs(args.results)
+    if read.torn_line is not None:
+        print(f"nesyworld: note: {args.results}:{read.torn_line}: the last line is a record "
+              "cut short (a sweep killed mid-write, or still writing); skipped",
+              file=sys.stderr)
     out = output_dir(args.out or args.results.with_name(f"{args.results.stem}_report"))
-    records = read_records(args.results)
+    records = list(read.records.values())
     paths = write_report(records, out)
     rows = table2_rows(records)
     if args.json:

@@ -15,7 +15,7 @@ Records go to a JSON-lines file as cases finish, so a stopped suite resumes wher
 
 from __future__ import annotations
 
-import json
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -124,27 +124,27 @@ def run_case(novelty: str, config: GeneralityConfig) -> dict[str, Any]:
 
 
 def read_done(path: Path) -> dict[str, dict[str, Any]]:
-    """Finished cases by name (a line cut short by a kill is skipped)."""
-    from nesyworld.experiments.protocol.sweep import latest_records, load_records
+    """Finished cases by name (the runner's reading, results_file.py: a last line cut short
+    by a kill is skipped, and removed by the next append)."""
+    from nesyworld.experiments.protocol.results_file import read_latest
 
-    return latest_records([r for r in load_records(path) if "case" in r])
+    return {k: r for k, r in read_latest(path).records.items() if "case" in r}
 
 
 def run_suite(novelties: Sequence[str], config: GeneralityConfig, out: Path,
               on_case: Callable[[int, int, dict[str, Any]], None] | None = None
               ) -> list[dict[str, Any]]:
     """Every case `out` does not hold yet, in order, appended as each finishes."""
+    from nesyworld.experiments.protocol.results_file import RecordSink
+
     done = read_done(out) if out.exists() else {}
-    out.parent.mkdir(parents=True, exist_ok=True)
     records = []
-    with out.open("a", encoding="utf-8") as sink:
+    with contextlib.closing(RecordSink(out)) as sink:  # mends a last line cut short
         for i, novelty in enumerate(novelties, 1):
             key = novelty_key(novelty)
             record = done.get(key)
             if record is None or record.get("config") != asdict(config):
-                record = run_case(novelty, config)
-                sink.write(json.dumps(record) + "\n")
-                sink.flush()
+                record = sink.write(run_case(novelty, config))
             records.append(record)
             if on_case is not None:
                 on_case(i, len(novelties), record)

@@ -24,12 +24,8 @@ from typing import Any
 import numpy as np
 
 from nesyworld.experiments.matrix.config import BASELINE, MatrixConfig
-from nesyworld.experiments.protocol.sweep import (
-    RecordSink,
-    code_version,
-    latest_records,
-    load_records,
-)
+from nesyworld.experiments.protocol.results_file import RecordSink, read_latest
+from nesyworld.experiments.protocol.sweep import code_version
 from nesyworld.world.errors import SpecError
 
 Record = dict[str, Any]
@@ -97,7 +93,7 @@ def run_matrix(config: MatrixConfig, out: Path,
     """Run every cell not yet done in `out`; the latest record of every cell, in grid order.
     `on_record(record, done, total)` is called after each cell (for progress)."""
     out = Path(out)
-    latest = latest_records(load_records(out))
+    latest = read_latest(out).records  # streamed: memory follows the cells, not the lines
     cells = config.cells()
     todo = [c for c in cells if not _done(latest.get(cell_key(*c)), config)]
     if todo:

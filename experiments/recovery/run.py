@@ -14,6 +14,7 @@ how many did; it is not the paper's protocol, so it is not set beside the paper'
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import time
@@ -117,10 +118,11 @@ def run_one(config: RecoveryRunSpec) -> dict[str, Any]:
 
 
 def load_done(path: Path) -> dict[str, dict[str, Any]]:
-    """Finished runs by key (the runner's reading: a line cut short by a kill is skipped)."""
-    from nesyworld.experiments.protocol.sweep import latest_records, load_records
+    """Finished runs by key (the runner's reading, results_file.py: a last line cut short by
+    a kill is skipped, and removed by the next append)."""
+    from nesyworld.experiments.protocol.results_file import read_latest
 
-    return latest_records(load_records(path))
+    return read_latest(path).records
 
 
 def sweep(configs: Sequence[RecoveryRunSpec], out: Path, workers: int = 2) -> list[dict[str, Any]]:
@@ -129,14 +131,14 @@ def sweep(configs: Sequence[RecoveryRunSpec], out: Path, workers: int = 2) -> li
     todo = [c for c in configs if c.key not in done]
     if done:
         console.print(f"resuming: {len(configs) - len(todo)} of {len(configs)} runs in {out}")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with ProcessPoolExecutor(max_workers=workers) as pool, out.open("a") as sink:
+    from nesyworld.experiments.protocol.results_file import RecordSink
+
+    sink = RecordSink(out)  # locked; a last line cut short by a kill is removed first
+    with ProcessPoolExecutor(max_workers=workers) as pool, contextlib.closing(sink):
         futures = {pool.submit(run_one, c): c for c in todo}
         for n, future in enumerate(as_completed(futures), 1):
-            record = future.result()
+            record = sink.write(future.result())
             done[record["key"]] = record
-            sink.write(json.dumps(record) + "\n")
-            sink.flush()
             t_adapt = record["t_adapt"]
             console.print(f"[{n}/{len(todo)}] {record['key']}: "
                           + (f"T_adapt {t_adapt:,} env steps" if t_adapt is not None

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import re
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -214,6 +218,68 @@ def test_output_checks_accept_what_the_commands_write(tmp_path: Path) -> None:
         output_dir(tmp_path / "old.json" / "sub")
     with pytest.raises(OSError, match="too long"):
         output_dir(tmp_path / ("n" * 256))
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Iterator[Path]:
+    """A FIFO, and a guard: a command that opened it for reading would wait for a writer
+    forever, so the test fails after 20 s instead."""
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this system")
+    path = tmp_path / "pipe"
+    os.mkfifo(path)
+
+    def stop(signum: int, frame: object) -> None:
+        raise TimeoutError("blocked: a command opened the FIFO for reading")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, 20)
+    yield path
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+PDDL = ROOT / "tests" / "symbolic" / "data" / "blocksworld_domain.pddl"
+
+
+@pytest.mark.parametrize("argv", [
+    ["parse", "F"], ["parse", str(PDDL), "F"], ["parse", str(PDDL), "--plan", "F"],
+    ["check", "F"], ["show", "F"], ["plan", "F"], ["replay", "F"], ["report", "F"],
+    ["experiment", "F"], ["matrix", "F"], ["continual", "F"], ["lifelong", "F"],
+    ["diff", "pogostick", "--novelty", "F"], ["run", "pogostick", "--novelty", "F"],
+    ["experiment", "smoke", "--out", "F"],
+])
+def test_a_fifo_is_refused_at_once_by_every_reader(capsys: pytest.CaptureFixture[str],
+                                                  fifo: Path, argv: list[str]) -> None:
+    """`mkfifo f.pddl; nesyworld parse f.pddl` blocked forever; every file a command reads
+    is now refused unopened when it is not a regular file (world/input_files.py)."""
+    code, _, err = run(capsys, *[str(fifo) if a == "F" else a for a in argv])
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith("nesyworld: error: ") and "a FIFO, not a regular file" in err, err
+
+
+@pytest.mark.parametrize("edit", [("seed", "1e999"), ("reward", "1e999"), ("seed", "-1e400")])
+def test_replay_refuses_a_number_too_large_for_a_float(capsys: pytest.CaptureFixture[str],
+                                                       tmp_path: Path,
+                                                       edit: tuple[str, str]) -> None:
+    """The studio refused such a recording while `nesyworld replay` replayed it, exit 0."""
+    from nesyworld.hybrid import PlanningAgent, run_episode
+    from nesyworld.hybrid.recording.writer import EpisodeRecorder
+    from nesyworld.symbolic.knowledge_base import KnowledgeBase
+    from nesyworld.world.envs import NesyGridEnv
+
+    path = tmp_path / "r.json"
+    recorder = EpisodeRecorder(NesyGridEnv("pogostick"), path)
+    recorder.agent = PlanningAgent(recorder, KnowledgeBase.from_world("pogostick"))
+    run_episode(recorder, recorder.agent, seed=0)
+    key, number = edit
+    text, n = re.subn(rf'"{key}": ?-?[0-9.e]+', f'"{key}": {number}', path.read_text(), count=1)
+    assert n == 1
+    path.write_text(text)
+    code, out, err = run(capsys, "replay", str(path))
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert re.match(rf"nesyworld: error: {re.escape(str(path))}:\d+:\d+: {number} is a number "
+                    "too large for a float", err), err
 
 
 def test_every_listed_user_error_exists() -> None:

@@ -274,8 +274,131 @@ def test_read_records_names_the_line_and_field_of_a_damaged_record(
     message = str(err.value)
     assert message.startswith(f"{path}:2:1: not a usable number (at 'curve[2].success_rate')")
     assert "expected a number from 0 to 1" in message and "\n" not in message
-    path.write_bytes(b'{"key": "x"}\n\x80\n')
-    with pytest.raises(SpecError, match="byte 13 is not UTF-8"):
+    path.write_bytes(json.dumps(good[0]).encode() + b'\n\x80\n')
+    with pytest.raises(SpecError, match=f"{path}:2:1: a byte that is not UTF-8"):
         read_records(path)
     with pytest.raises(SpecError, match="no such results file"):
         read_records(tmp_path / "missing.jsonl")
+
+
+# ---------------------------------------------------------------- the results file as input
+
+
+def _lines(path: Path, *records: Any) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n"
+                            for r in records))
+    return path
+
+
+def test_reading_streams_and_keeps_one_record_per_run(tmp_path: Path) -> None:
+    """A 200 MB file of tiny records once took 7.5 GB as a list of every line; only the record
+    that counts per run is kept now, so memory follows the runs, not the lines."""
+    import tracemalloc
+
+    from nesyworld.experiments.protocol.report import read_runs
+
+    error = make_record("planning", "axe", 0, status="error")
+    ok = make_record("planning", "axe", 0)
+    path = tmp_path / "runs.jsonl"
+    with path.open("w") as f:
+        f.write((json.dumps(error) + "\n") * 20_000 + json.dumps(ok) + "\n"
+                + (json.dumps(error) + "\n") * 20_000)
+    assert path.stat().st_size > 10 * 2**20  # as a list: over 100 MB
+    tracemalloc.start()
+    try:
+        read = read_runs(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert list(read.records.values()) == [ok]  # the last ok one counts, as the runner says
+    assert peak < 4 * 2**20, f"{peak:,} bytes for one run"
+
+
+@pytest.mark.parametrize(("lines", "where", "words"), [
+    (["OK", '{"key": 3}'], ":2:1: ", "not a run record (an object without a string 'key')"),
+    (["OK", "[1, 2]"], ":2:1: ", "not a run record (a JSON list)"),
+    (["OK", '{"key": "cut', "OK"], ":2:", "not a JSON record"),
+    (['{"key": "k"}'], ":1:1: no runs found: ", "missing field (at 'spec')"),
+    (["name: smoke", "agents: [planning]"], ":1:1: no runs found: ", "not a JSON record"),
+    (["OK", "\x00{}"], ":2:1: ", "not a JSON record"),
+])
+def test_records_that_are_not_runs_are_refused_at_their_line(tmp_path: Path,
+                                                             lines: list[str], where: str,
+                                                             words: str) -> None:
+    from nesyworld.world.errors import SpecError
+
+    ok = json.dumps(make_record("planning", "axe", 0))
+    path = _lines(tmp_path / "runs.jsonl", *[ok if line == "OK" else line for line in lines])
+    with pytest.raises(SpecError) as err:
+        read_records(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}{where}") and words in message, message
+    assert "\n" not in message and "smoke" not in message
+
+
+def test_an_empty_file_holds_no_runs(tmp_path: Path) -> None:
+    from nesyworld.world.errors import SpecError
+
+    for text in ("", "\n\n  \n"):
+        (tmp_path / "empty.jsonl").write_text(text)
+        with pytest.raises(SpecError, match=r"empty\.jsonl: no runs found; expected a JSON-lines"):
+            read_records(tmp_path / "empty.jsonl")
+
+
+def test_a_last_line_cut_short_is_skipped_and_said(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A sweep killed mid-write (or still writing) leaves a last line without its newline;
+    a report skips it and says so, and leaves the file as it is."""
+    from nesyworld.experiments.cli.main import main
+    from nesyworld.experiments.protocol.report import read_runs
+    from nesyworld.world.errors import SpecError
+
+    ok = make_record("planning", "axe", 0)
+    path = tmp_path / "runs.jsonl"
+    cut = json.dumps(make_record("planning", "axe", 1))[:50]
+    path.write_text(json.dumps(ok) + "\n" + cut)
+    read = read_runs(path)
+    assert list(read.records.values()) == [ok] and read.torn_line == 2
+    assert main(["report", str(path), "--out", str(tmp_path / "report"), "--json"]) == 0
+    err = capsys.readouterr().err
+    assert err == (f"nesyworld: note: {path}:2: the last line is a record cut short (a sweep "
+                   "killed mid-write, or still writing); skipped\n")
+    assert path.read_text().endswith(cut)  # a report never writes its input
+    path.write_text(json.dumps(ok) + "\n" + cut + "\n")  # closed by a newline: damage
+    with pytest.raises(SpecError, match=r":2:\d+: not a JSON record"):
+        read_records(path)
+
+
+def test_report_refuses_what_holds_no_runs_in_one_line(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from nesyworld.experiments.cli.main import main
+
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    config = Path(__file__).resolve().parents[2] / "experiments" / "configs" / "smoke.yaml"
+    for path, where in ((empty, f"{empty}: "), (config, f"{config}:1:1: ")):
+        code = main(["report", str(path), "--out", str(tmp_path / "out")])
+        err = capsys.readouterr().err
+        assert code == 2 and err.startswith(f"nesyworld: error: {where}no runs found"), err
+        assert err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_caps_on_lines_and_runs_are_refused_at_the_line_that_crosses_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from nesyworld.experiments.protocol import results_file
+    from nesyworld.world.errors import SpecError
+
+    monkeypatch.setattr(results_file, "MAX_RECORDS", 5)
+    monkeypatch.setattr(results_file, "MAX_RUNS", 3)
+    same = make_record("planning", "axe", 0)
+    path = _lines(tmp_path / "runs.jsonl", *[same] * 6)
+    with pytest.raises(SpecError, match=r":6:1: more than 5 records"):
+        read_records(path)
+    path = _lines(path, *[make_record("planning", "axe", seed) for seed in range(4)])
+    with pytest.raises(SpecError, match=r":4:1: more than 3 runs"):
+        read_records(path)
+    monkeypatch.setattr(results_file, "MAX_LINE_BYTES", 100)
+    path = _lines(path, "x" * 500)
+    with pytest.raises(SpecError, match=r":1:1: no runs found: a line of more than 100 bytes"):
+        read_records(path)

@@ -276,8 +276,9 @@ def test_killed_sweep_resumes_without_redoing_or_losing_runs(tmp_path: Path,
     assert len(recorded) == 1, sweep.stderr.read().decode() if sweep.stderr else ""
     finished = recorded[0]
     assert finished["status"] == "ok" and finished["spec"]["seed"] == 0
+    cut = '{"key": "planning/pogostick/axe/1", "spec": {"age'
     with out.open("a") as f:  # and a record cut short by the kill, mid-write
-        f.write('{"key": "planning/pogostick/axe/1", "spec": {"age')
+        f.write(cut)
 
     workers = {int(line.split()[1]) for line in fake_log.read_text().splitlines()}
     deadline = time.monotonic() + 10
@@ -290,7 +291,56 @@ def test_killed_sweep_resumes_without_redoing_or_losing_runs(tmp_path: Path,
     assert all(r["status"] == "ok" for r in records)
     assert records[[r["key"] for r in records].index(finished["key"])] == finished
     assert calls(fake_log).count(finished["key"]) == 1  # not redone
-    assert len(load_records(out)) == len(records)  # the cut line is skipped, nothing else
+    assert len(load_records(out)) == len(records)  # the cut line is gone, nothing else
+    lines = out.read_text().split("\n")
+    assert cut not in lines and len(lines) == len(records) + 1 and lines[-1] == ""
+
+
+def test_the_next_append_removes_a_last_line_cut_short(tmp_path: Path) -> None:
+    """A line cut short by a kill stayed in the file forever, between later records; the
+    sink that opens the file next removes it (its run never finished) and says so."""
+    out = tmp_path / "runs.jsonl"
+    whole = {"key": "a", "status": "ok"}
+    cut = '{"key": "b", "status": "o'
+    out.write_text(json.dumps(whole) + "\n" + cut)
+    sink = RecordSink(out)
+    try:
+        assert sink.mended.startswith(f"{out}: removed the last line ({len(cut)} bytes)")
+        sink.write({"key": "c", "status": "ok"})
+    finally:
+        sink.close()
+    assert [r["key"] for r in load_records(out)] == ["a", "c"]
+    assert out.read_text() == json.dumps(whole) + '\n{"key": "c", "status": "ok"}\n'
+    out.write_text(json.dumps(whole))  # a whole record that lacks its newline: kept
+    RecordSink(out).close()
+    assert out.read_text() == json.dumps(whole) + "\n"
+    out.write_text(json.dumps(whole) + "\nnot a record")  # not a record cut short: left, and
+    sink = RecordSink(out)  # refused at its line by the next reading
+    sink.close()
+    assert not sink.mended and out.read_text().endswith("not a record\n")
+    with pytest.raises(SpecError, match=r"runs\.jsonl:2:1: not a JSON record"):
+        load_records(out)
+
+
+def test_a_sweep_refuses_a_results_path_that_is_not_a_regular_file(tmp_path: Path) -> None:
+    config = load_experiment(write_config(tmp_path, seeds="1", workers=1))
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    with pytest.raises(RunnerError, match=r"pipe\.jsonl is a FIFO, not a regular file"):
+        run_experiment(config, tmp_path / "pipe.jsonl", run_fn=OK, progress=False)
+    (tmp_path / "folder.jsonl").mkdir()
+    with pytest.raises(RunnerError, match=r"folder\.jsonl is a folder"):
+        run_experiment(config, tmp_path / "folder.jsonl", run_fn=OK, progress=False)
+
+
+def test_a_resumed_file_that_holds_something_else_is_refused_at_its_line(
+        tmp_path: Path, fake_log: Path) -> None:
+    """Lines that were not runs were skipped, so a sweep appended its runs to any file."""
+    config = load_experiment(write_config(tmp_path, seeds="1", workers=1))
+    out = tmp_path / "notes.jsonl"
+    out.write_text("name: not a results file\n")
+    with pytest.raises(SpecError, match=r"notes\.jsonl:1:1: no runs found: not a JSON record"):
+        run_experiment(config, out, run_fn=OK, progress=False)
+    assert out.read_text() == "name: not a results file\n" and not calls(fake_log)
 
 
 def _alive(pid: int) -> bool:
