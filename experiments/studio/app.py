@@ -10,11 +10,15 @@ a file).
 What it opens: recordings named on the command line (listed by name, never by a path from the
 request), the shipped specs and novelties by name, its own static files; it writes only
 `<levels_dir>/<level name>.yaml` and games played in the page, `<levels_dir>/<name>.json`.
-Request bodies are capped (MAX_UPLOAD for a recording, MAX_LEVEL_BODY for a level or a game
-request) and answered 413 beyond that.
+An uploaded recording opens no file at all: an episode recording holds its frames, and a plain
+trajectory is re-simulated only on the shipped spec it names (hybrid/recording/reader.py), so
+no error can quote a file the page named. Request bodies are capped (MAX_UPLOAD for a
+recording, MAX_LEVEL_BODY for a level or a game request) and answered 413 beyond that, chunked
+or not. A request that would change something (any method but GET, HEAD and OPTIONS) is
+served only from the studio's own page: guards.py checks its Origin and Sec-Fetch-Site.
 
 A studio started by `nesyworld run --studio` also streams that run (`live`: live.py's routes,
-`/api/live` and `/api/live/status`); the same Host check covers them.
+`/api/live` and `/api/live/status`); the same Host and Origin checks cover them.
 """
 
 from __future__ import annotations
@@ -24,10 +28,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Flask, jsonify, request, send_from_directory
+from flask import Flask, current_app, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
 from nesyworld.experiments.errors import is_user_error
+from nesyworld.experiments.studio.guards import (
+    LOOPBACK_HOSTS,
+    SAFE_METHODS,
+    posted_bytes,
+    posted_json,
+    write_refusal,
+)
 from nesyworld.experiments.studio.levels import (
     NAME,
     Level,
@@ -45,7 +56,6 @@ from nesyworld.hybrid.recording.reader import RecordingError, read_recording
 from nesyworld.world.errors import SpecError
 
 STATIC = Path(__file__).parent / "static"
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 MAX_UPLOAD = 64 * 1024 * 1024
 """The largest recording upload, in bytes (an hour-long episode records a few MB)."""
 MAX_LEVEL_BODY = 1024 * 1024
@@ -138,6 +148,19 @@ def create_app(recordings: list[str | Path] | None = None,
                            "localhost or 127.0.0.1")
         return None
 
+    @app.before_request
+    def same_origin_writes() -> Any:
+        """Cross-site request forgery: a page elsewhere may not save levels or play games
+        through the user's browser; only the studio's own page changes anything."""
+        if request.method in SAFE_METHODS:
+            return None
+        why = write_refusal(request.headers.get("Origin"),
+                            request.headers.get("Sec-Fetch-Site"), request.host)
+        if why:
+            return problem(403, why, "Origin", f"a request from the studio's own page "
+                           f"(http://{request.host})")
+        return None
+
     @app.get("/")
     def index() -> Any:
         return send_from_directory(STATIC, "index.html")
@@ -162,7 +185,10 @@ def create_app(recordings: list[str | Path] | None = None,
     def upload_recording() -> Any:
         name = request.headers.get("X-File-Name") or "upload.json"
         name = "".join(c for c in name if c.isprintable())[:FILE_NAME_CHARS] or "upload.json"
-        return shown(read_recording(request.get_data(), name=name))
+        from nesyworld.domains import shipped_specs
+
+        data = posted_bytes(current_app.config["MAX_CONTENT_LENGTH"] or MAX_UPLOAD)
+        return shown(read_recording(data, name=name, specs=shipped_specs()))
 
     @app.get("/api/novelties")
     def novelties() -> Any:
@@ -274,8 +300,7 @@ def create_app(recordings: list[str | Path] | None = None,
 
 def _posted_json() -> dict[str, Any]:
     """The request's small JSON object body (MAX_LEVEL_BODY at most)."""
-    request.max_content_length = MAX_LEVEL_BODY
-    data = request.get_json(silent=True)
+    data = posted_json(MAX_LEVEL_BODY)
     if not isinstance(data, dict):
         raise PlayError("the request body is not a JSON object", "request", "a JSON object")
     return data
@@ -284,8 +309,7 @@ def _posted_json() -> dict[str, Any]:
 def _posted_level() -> Level:
     """The level in the request's JSON body, on a shipped spec (never a path: the studio opens
     no other spec file); LevelError otherwise, 413 for a body over MAX_LEVEL_BODY."""
-    request.max_content_length = MAX_LEVEL_BODY
-    data = request.get_json(silent=True)
+    data = posted_json(MAX_LEVEL_BODY)
     if data is None:
         raise LevelError("the request body is not JSON", "request", "a JSON level")
     return _level_of(data)

@@ -9,7 +9,8 @@ so the page can show it instead of drawing nothing. Plain trajectories
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from nesyworld.hybrid.knowledge.options import KNOWLEDGE_REGIMES, REFUSAL_MODES
@@ -62,8 +63,14 @@ def from_spec_error(err: SpecError) -> RecordingError:
     return RecordingError(err.message + found, where, err.expected)
 
 
-def read_recording(source: str | Path | bytes, name: str | None = None) -> EpisodeRecording:
-    """A recording from a file path, or from the file's contents (`name` labels errors)."""
+def read_recording(source: str | Path | bytes, name: str | None = None,
+                   specs: Mapping[str, Path] | None = None) -> EpisodeRecording:
+    """A recording from a file path, or from the file's contents (`name` labels errors).
+
+    `specs`, when given, are the only spec files a plain trajectory may be re-simulated on
+    (see `shipped_spec`): the studio passes the shipped specs for an upload, so a page's
+    bytes never make it open a path they name. An episode recording needs no spec file: its
+    frames and types are in the file."""
     try:
         if isinstance(source, Path) or (isinstance(source, str) and name is None):
             name = str(source)
@@ -72,19 +79,21 @@ def read_recording(source: str | Path | bytes, name: str | None = None) -> Episo
             raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
         name = name or "<recording>"
         data = read_json(raw, name, what=WHAT, max_bytes=MAX_BYTES)
-        return recording_from_document(data, name)
+        return recording_from_document(data, name, specs)
     except SpecError as err:
         raise from_spec_error(err) from None
 
 
-def recording_from_document(data: Any, name: str) -> EpisodeRecording:
-    """An EpisodeRecording from a parsed document, every field checked."""
+def recording_from_document(data: Any, name: str,
+                            specs: Mapping[str, Path] | None = None) -> EpisodeRecording:
+    """An EpisodeRecording from a parsed document, every field checked (`specs`: see
+    `read_recording`)."""
     if not isinstance(data, dict) or "format" not in data:
         raise RecordingError("not a nesyworld recording (no 'format' field)", name,
                              f"'{FORMAT}' or '{TRAJECTORY_FORMAT}'")
     try:
         if data["format"] == TRAJECTORY_FORMAT:
-            return _from_trajectory(data, name)
+            return _from_trajectory(data, name, specs)
         if data["format"] != FORMAT:
             raise RecordingError(f"unknown format {shown(data['format'])}", f"{name}:format",
                                  f"'{FORMAT}' or '{TRAJECTORY_FORMAT}'")
@@ -212,13 +221,36 @@ class _Check(Fields):
             self.integer(frame["plan_index"], f"{path}.plan_index", 0, 2**31 - 1)
 
 
-def _from_trajectory(data: dict[str, Any], name: str) -> EpisodeRecording:
+def shipped_spec(spec: str, specs: Mapping[str, Path]) -> Path | None:
+    """The spec of `specs` that a trajectory's `spec` names, decided from the text alone:
+    a name (``pogostick``), or a path that ends in ``<domain>/<name>.yaml`` of one of them
+    (the absolute path a recording made on any checkout holds). Nothing is looked up on
+    disk, so a name of any other file is None whether or not it exists."""
+    if spec in specs:
+        return specs[spec]
+    parts = PurePosixPath(spec.replace("\\", "/")).parts
+    if len(parts) < 2 or (len(parts) > 2 and parts[-3] != "domains"):
+        return None
+    return next((path for path in specs.values()
+                 if (path.parent.name, path.name) == parts[-2:]), None)
+
+
+def _from_trajectory(data: dict[str, Any], name: str,
+                     specs: Mapping[str, Path] | None) -> EpisodeRecording:
     """Re-simulate a plain trajectory into frames (no agent events: it has none)."""
     fields = {k: v for k, v in data.items() if k != "format"}
     traj = trajectory_from_document(fields, name)
     if len(traj.actions) > MAX_REPLAY:
         raise RecordingError(f"{len(traj.actions)} actions to re-simulate", f"{name}:actions",
                              f"at most {MAX_REPLAY}; replay it with `nesyworld replay`")
+    if specs is not None:
+        found = shipped_spec(traj.spec, specs)
+        if found is None:
+            raise RecordingError("the trajectory's spec is not a shipped spec", f"{name}:spec",
+                                 "a shipped spec's name (an uploaded trajectory is re-simulated "
+                                 "on a shipped spec only), or an episode recording, which "
+                                 "holds its frames")
+        traj.spec = str(found)
     world = spec_world(traj)
     encoder = FrameEncoder()
     world.reset(traj.seed)

@@ -6,9 +6,9 @@ never a traceback, an internal error (70) or a stray SystemExit.
 The vectors come from the parsers themselves (every option of every command, so a new option
 is fuzzed without a line here), with values drawn from pools per kind: numbers out of range,
 files of the right kind mutated, missing, a folder, a FIFO (inputs only), a name too long,
-output paths in missing folders or under a file. Work that would train, sweep or serve is replaced by a stub that
-raises `Reached`: reaching it means the command checked its arguments and started, which is a
-pass (what the work itself does with valid input is other tests' business).
+output paths in missing folders or under a file. Work that would train, sweep or serve is
+replaced by a stub that raises `Reached`: reaching it means the command checked its arguments
+and started, which is a pass (what the work itself does with valid input is other tests' business).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""The studio's web app: drawn requests (methods, paths, query strings, headers, JSON and
-upload bodies mutated from real ones) through Flask's test client. Never a 500, every error
-JSON (never an HTML page), and never a byte of a file the studio was not asked to show."""
+"""The studio's web app: drawn requests (methods, paths, query strings, headers with Host,
+Origin and Sec-Fetch-Site among them, JSON and upload bodies mutated from real ones, uploaded
+trajectories naming files) through Flask's test client. Never a 500, every error JSON (never an
+HTML page), and never a byte of a file the studio was not asked to show."""
 
 from __future__ import annotations
 
@@ -35,8 +36,9 @@ def studio(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (tmp / "levels").mkdir()
     client = create_app([recording], levels_dir=tmp / "levels").test_client()
     level = client.get("/api/level?spec=pogostick&seed=1").get_json()["level"]
+    trajectory = json.loads(recording.read_bytes())["trajectory"]
     return {"client": client, "tmp": tmp, "recording": recording.read_bytes(),
-            "level": level}
+            "level": level, "trajectory": {"format": "nesyworld.trajectory/1", **trajectory}}
 
 
 NUMBERS = ("-1", "0", "1", "007", "1e3", "9" * 18, "9" * 19, "x", "", "nan", "٣", " 1")
@@ -46,6 +48,9 @@ NO_NEWLINES = str.maketrans("", "", "\r\n")
 """A header value cannot hold them (the client refuses to send one)."""
 HOSTS = ("localhost", "127.0.0.1:8765", "[::1]:1", "evil.example", "127.0.0.1.evil", "",
          "[bad", "localhost:x")
+ORIGINS = ("http://localhost", "http://127.0.0.1:8765", "http://evil.example", "null", "",
+           "http://[bad", "https://localhost", "http://localhost:x", "\u202e")
+FETCH_SITES = ("same-origin", "same-site", "cross-site", "none", "", "nonsense")
 
 
 def paths(tmp: Path) -> st.SearchStrategy[str]:
@@ -136,15 +141,24 @@ def test_drawn_requests_get_json_answers(fuzz: Any, studio: dict[str, Any],
     headers = {"Host": data.draw(st.sampled_from(HOSTS), label="host")}
     if data.draw(st.booleans(), label="json type"):
         headers["Content-Type"] = "application/json"
+    for header, values in (("Origin", ORIGINS), ("Sec-Fetch-Site", FETCH_SITES)):
+        if data.draw(st.booleans(), label=header):
+            headers[header] = data.draw(st.sampled_from(values), label=f"{header} value")
     if data.draw(st.booleans(), label="file name"):
         headers["X-File-Name"] = data.draw(st.sampled_from(ODD) | st.text(max_size=10),
                                            label="X-File-Name").translate(NO_NEWLINES)
-    kind = data.draw(st.sampled_from(("none", "level", "recording", "bytes")), label="body")
+    kind = data.draw(st.sampled_from(("none", "level", "recording", "trajectory", "bytes")),
+                     label="body")
     body: bytes | str | None = None
     if kind == "level":
         body = level_body(data, studio["level"], fuzz, tmp)
     elif kind == "recording":
         body = fuzz.mutant_bytes(data, studio["recording"])
+    elif kind == "trajectory":  # a plain trajectory names the spec the studio re-simulates
+        spec = data.draw(st.sampled_from((str(tmp / "secret.yaml"), "/etc/passwd", "../x.yaml",
+                                          "pogostick", "polycraft/pogostick.yaml", str(tmp))),
+                         label="spec")
+        body = json.dumps({**studio["trajectory"], "spec": spec})
     elif kind == "bytes":
         body = data.draw(st.binary(max_size=64), label="bytes")
     fuzz.run(f"{method} {path[:60]!r} {kind}",

@@ -267,3 +267,125 @@ def test_play_errors_are_json_4xx(client: FlaskClient) -> None:
         response = client.post(url, json=body)
         assert 400 <= response.status_code < 500 and response.get_json()["where"] == where
     assert client.post(f"/api/play/{gid}/act", data="[").status_code == 422
+
+
+# --- what a page may make the studio do ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def trajectory() -> dict:
+    """A plain trajectory as `nesyworld play --record` writes it (its spec: a shipped path)."""
+    import json
+
+    from nesyworld.world import Recorder, World
+
+    rec = Recorder(World("pogostick"), seed=0)
+    rec.step("rotate_left")
+    return {"format": "nesyworld.trajectory/1", **json.loads(json.dumps(
+        rec.trajectory.document()))}
+
+
+def test_an_uploaded_trajectory_is_replayed_on_a_shipped_spec_only(bare: FlaskClient,
+                                                                   tmp_path: Path,
+                                                                   trajectory: dict) -> None:
+    """Its spec named /etc/passwd: the 422 quoted the file's start and told whether a path
+    existed. The studio now decides from the name alone and opens nothing it did not list."""
+    import json
+
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("name: TOP-SECRET-LINE\n")
+    answers = []
+    for spec in (str(secret), "/etc/passwd", str(tmp_path / "missing.yaml"), str(tmp_path),
+                 "../../etc/passwd.yaml", "domains/../../etc/x.yaml"):
+        response = bare.post("/api/recordings/upload", data=json.dumps({**trajectory,
+                                                                         "spec": spec}),
+                             headers={"Content-Type": "text/plain", "X-File-Name": "t.json"})
+        body = response.get_json()
+        assert response.status_code == 422 and body["where"] == "t.json:spec", body
+        assert "TOP-SECRET" not in str(body) and "root:" not in str(body)
+        answers.append((body["error"], body["expected"]))
+    assert len(set(answers)) == 1  # the same answer whether or not the path exists
+    for spec in ("pogostick", "/a/checkout/elsewhere/domains/polycraft/pogostick.yaml",
+                 "polycraft/pogostick.yaml", trajectory["spec"]):
+        response = bare.post("/api/recordings/upload", data=json.dumps({**trajectory,
+                                                                         "spec": spec}))
+        assert response.status_code == 200 and response.get_json()["spec"] == "pogostick"
+
+
+def test_only_the_studios_own_page_may_change_anything(bare: FlaskClient,
+                                                       tmp_path: Path) -> None:
+    """A page elsewhere could POST a level (text/plain needs no preflight) and the studio
+    wrote it; every state-changing route now checks Origin and Sec-Fetch-Site."""
+    level = bare.get("/api/level").get_json()["level"]
+    saved = tmp_path / "levels" / f"{level['name']}.yaml"
+    for headers in ({"Origin": "http://evil.example"}, {"Origin": "null"},
+                    {"Origin": "http://localhost:8000"}, {"Origin": "https://localhost"},
+                    {"Origin": "http://127.0.0.1"}, {"Sec-Fetch-Site": "cross-site"},
+                    {"Sec-Fetch-Site": "same-site", "Origin": "http://localhost"}):
+        for route in ("/api/level/save", "/api/level/derive", "/api/play/new",
+                      "/api/recordings/upload"):
+            response = bare.post(route, json=level, headers=headers)
+            body = response.get_json()
+            assert response.status_code == 403 and body["where"] == "Origin", (route, headers)
+            assert "may not change the studio" in body["error"] and "\n" not in body["error"]
+        assert not saved.exists()
+    assert bare.get("/api/specs", headers={"Origin": "http://evil.example"}).status_code == 200
+    for headers in ({}, {"Origin": "http://localhost"},
+                    {"Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"}):
+        assert bare.post("/api/level/save", json=level, headers=headers).status_code == 200
+    assert saved.exists()
+
+
+@pytest.mark.parametrize(("origin", "site", "host", "allowed"), [
+    (None, None, "127.0.0.1:8765", True),
+    ("http://127.0.0.1:8765", "same-origin", "127.0.0.1:8765", True),
+    ("http://LOCALHOST:80", None, "localhost", True),
+    ("http://[::1]:8765", None, "[::1]:8765", True),
+    (None, "none", "127.0.0.1:8765", True),
+    ("http://127.0.0.1:8766", None, "127.0.0.1:8765", False),
+    ("http://localhost:8765", None, "127.0.0.1:8765", False),
+    ("http://127.0.0.1:8765.evil.example", None, "127.0.0.1:8765", False),
+    ("http://evil.example:8765", None, "evil.example:8765", False),  # only loopback pages
+    ("https://127.0.0.1:8765", None, "127.0.0.1:8765", False),
+    ("http://127.0.0.1:x", None, "127.0.0.1:8765", False),
+    ("null", None, "127.0.0.1:8765", False),
+    (None, "cross-site", "127.0.0.1:8765", False),
+    (None, "same-site", "127.0.0.1:8765", False),
+])
+def test_write_refusal(origin: str | None, site: str | None, host: str,
+                       allowed: bool) -> None:
+    from nesyworld.experiments.studio.guards import write_refusal
+
+    assert (write_refusal(origin, site, host) == "") == allowed
+
+
+def test_chunked_bodies_over_the_cap_are_413(tmp_path: Path, recordings: Path) -> None:
+    """Werkzeug cut a chunked body at the cap and handed it over as if whole: a 422 saying
+    the JSON was truncated. The studio reads bodies itself now (guards.posted_bytes)."""
+    import http.client
+    import json
+
+    from nesyworld.experiments.studio.app import MAX_LEVEL_BODY
+    from nesyworld.experiments.studio.server import start
+
+    def post(port: int, path: str, body: bytes) -> tuple[int, dict]:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        pieces = [body[i:i + 4096] for i in range(0, len(body), 4096)]
+        conn.request("POST", path, body=iter(pieces), encode_chunked=True,
+                      headers={"Transfer-Encoding": "chunked",
+                               "Content-Type": "application/json"})
+        response = conn.getresponse()
+        answer = json.loads(response.read())
+        conn.close()
+        return response.status, answer
+
+    recording = (recordings / "planning_axe.json").read_bytes()
+    app = create_app([], levels_dir=tmp_path)
+    app.config["MAX_CONTENT_LENGTH"] = len(recording) + 10
+    with start(app) as studio:
+        port = studio.server.server_port
+        assert post(port, "/api/recordings/upload", recording)[0] == 200
+        status, answer = post(port, "/api/recordings/upload", recording + b" " * 100)
+        assert status == 413 and answer["error"]
+        status, _ = post(port, "/api/level/derive", b"[" + b" " * MAX_LEVEL_BODY + b"]")
+        assert status == 413
