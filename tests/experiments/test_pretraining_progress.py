@@ -16,6 +16,11 @@ from nesyworld.experiments.protocol.records import ProtocolConfig, RunSpec
 from nesyworld.experiments.protocol.run import run_protocol
 
 
+class SessionEnded(BaseException):
+    """What stops a sweep from outside (a signal, the end of a session): not an Exception,
+    so the run does not record it as an error."""
+
+
 def _protocol(tmp_path: Path) -> ProtocolConfig:
     return ProtocolConfig(pre_steps=500, post_steps=100, epoch_steps=100, eval_episodes=1,
                           post_eval_episodes=1, eta=2, success_threshold=1.01,
@@ -40,11 +45,11 @@ def test_a_stopped_pretraining_resumes_where_it_stood(tmp_path: Path,
     def stops_at_the_fourth_epoch(self: RLProtocolAgent, steps: int, phase: str = "post"):
         calls.append(steps)
         if len(calls) == 4:
-            raise KeyboardInterrupt  # the session ended mid-training
+            raise SessionEnded  # the session ended mid-training
         return train(self, steps, phase)
 
     monkeypatch.setattr(RLProtocolAgent, "train", stops_at_the_fourth_epoch)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(SessionEnded):
         run_protocol(spec)
     assert weights.is_file() and not final.exists()
     saved = PretrainingProgress.load(counters)

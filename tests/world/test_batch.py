@@ -125,6 +125,23 @@ def test_bad_action_batches_are_refused_with_what_was_expected(actions: np.ndarr
     assert all(vec.batch.export(i).equals(s) for i, s in enumerate(before)), "nothing changed"
 
 
+@pytest.mark.parametrize("engine", ["compiled", "worlds"])
+def test_a_partial_reset_observes_every_copy_as_a_full_one_would(engine: str) -> None:
+    """A partial reset observes only the copies it restarted; the others' rows must still be
+    what a full observation of every copy gives."""
+    vec = NesyVectorEnv(4, engine=engine)
+    vec.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        _, _, _, _, info = vec.step(rng.integers(0, vec.single_action_space.n, 4))
+    obs, info = vec.reset(options={"reset_mask": np.array([False, True, False, True])})
+    full_obs, full_mask = np.zeros_like(obs), np.zeros_like(info["action_mask"])
+    vec.batch.lidar_into(full_obs, vec.config.inventory_cap, vec.config.lidar_range)
+    vec.batch.action_mask_into(full_mask)
+    np.testing.assert_array_equal(obs, full_obs)
+    np.testing.assert_array_equal(info["action_mask"], full_mask)
+
+
 def test_partial_reset_and_explicit_seeds() -> None:
     vec = NesyVectorEnv(3)
     vec.reset(seed=[10, 11, 12])

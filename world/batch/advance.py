@@ -92,5 +92,7 @@ def advance_worlds(S: tuple, K: tuple, R: tuple, L: tuple,  # type: ignore[type-
         n = restarting[k]
         reward[n], terminated[n], truncated[n], ok[n], cost[n] = 0.0, False, False, True, 0.0
         restart[n] = False
-    lidar_worlds(S, main, w, beams[0], beams[1], beams[2], beams[3], n_types, cap, obs)
-    mask_worlds(S, K, R, main, h, w, mask)
+    everyone = np.arange(n_envs)
+    lidar_worlds(S, main, w, beams[0], beams[1], beams[2], beams[3], n_types, cap, obs,
+                 everyone)
+    mask_worlds(S, K, R, main, h, w, mask, everyone)

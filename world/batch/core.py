@@ -159,17 +159,22 @@ class BatchWorld:
                     self.main, h, w, costs)
         return costs
 
-    def action_mask_into(self, out: np.ndarray) -> None:
-        """out[n, j]: the main agent's action j would not be refused in world n now."""
+    def action_mask_into(self, out: np.ndarray, envs: np.ndarray | None = None) -> None:
+        """out[n, j]: the main agent's action j would not be refused in world n now, for the
+        worlds `envs` (None: all; the other rows are left as they are)."""
+        which = np.arange(self.num_envs) if envs is None else np.asarray(envs, np.int64)
         if self.engine == "worlds":
-            for n, world in enumerate(self.worlds):
-                out[n] = world.action_mask()
+            for n in which.tolist():
+                out[n] = self.worlds[n].action_mask()
             return
         h, w = self.shape
-        mask_worlds(self._S, self._K, self.state.regions, self.main, h, w, out)
+        mask_worlds(self._S, self._K, self.state.regions, self.main, h, w, out, which)
 
-    def lidar_into(self, out: np.ndarray, cap: int, max_range: int | None = None) -> None:
-        """The main agent's "lidar" observation of every world, as `NesyGridEnv` makes it."""
+    def lidar_into(self, out: np.ndarray, cap: int, max_range: int | None = None,
+                   envs: np.ndarray | None = None) -> None:
+        """The main agent's "lidar" observation of the worlds `envs` (None: every world), as
+        `NesyGridEnv` makes it; the other rows are left as they are."""
+        which = np.arange(self.num_envs) if envs is None else np.asarray(envs, np.int64)
         if self.engine == "worlds":
             builders = self._builders.get((cap, max_range))
             if builders is None:
@@ -182,12 +187,12 @@ class BatchWorld:
                                            lidar_range=max_range)
                 builders = self._builders[(cap, max_range)] = [
                     ObservationBuilder(world, world.main, config) for world in self.worlds]
-            for n, builder in enumerate(builders):
-                out[n] = builder.build()
+            for n in which.tolist():
+                out[n] = builders[n].build()
             return
         cells, dists, ego, offsets = beam_arrays(*self.shape, max_range)
         lidar_worlds(self._S, self.main, self.shape[1], cells, dists, ego, offsets,
-                     self.tables.n_types, cap, out)
+                     self.tables.n_types, cap, out, which)
 
     # ------------------------------------------------------------------ queries
     def success(self) -> np.ndarray:

@@ -102,14 +102,16 @@ def approach_allowed(grid: np.ndarray, pos: np.ndarray, labels: np.ndarray,
 
 @njit
 def mask_worlds(S: tuple, K: tuple, R: tuple, agent: int, h: int, w: int,  # type: ignore[type-arg]
-                out: np.ndarray) -> None:
-    """out[n, j]: env action j of `agent` would not be refused in world n now."""
+                out: np.ndarray, envs: np.ndarray) -> None:
+    """out[n, j]: env action j of `agent` would not be refused in world n now, for the worlds
+    `envs` (the other rows are left as they are)."""
     grid, pos, facing, under, inv, sel, p_has, p_val, _, _, _, _, _, version = state_views(S)
     tt, rt, rcons, _, acts, need, _, partner, _, _, _, _, _, _, n_act, need_items, \
         cons_items, nbrs = table_views(K)
     n_actions = n_act[agent]
     labels, touching, labelled = region_views(R)
-    for n in range(out.shape[0]):
+    for i in range(envs.shape[0]):
+        n = envs[i]
         if labelled[n] != version[n]:
             label_regions(grid, pos, under, version, tt, nbrs, labels, touching, labelled, n, w)
         here = pos[n, agent, 0] * w + pos[n, agent, 1]

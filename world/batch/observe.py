@@ -47,11 +47,14 @@ def lidar_row(row: np.ndarray, grid: np.ndarray, p: int, f: int, inv: np.ndarray
 @njit
 def lidar_worlds(S: tuple, agent: int, w: int, cells: np.ndarray, dists: np.ndarray,  # type: ignore[type-arg]
                  ego: np.ndarray, offsets: np.ndarray, n_types: int, cap: int,
-                 out: np.ndarray) -> None:
+                 out: np.ndarray, envs: np.ndarray) -> None:
+    """out[n]: `agent`'s observation of world n, for the worlds `envs` (the others' rows
+    are left as they are: a partial reset observes only the worlds it restarted)."""
     grid, pos, facing, _, inv, sel, _, _, _, _, _, _, _, _ = state_views(S)
     cells, dists, ego, offsets = unmanaged(cells), unmanaged(dists), unmanaged(ego), \
         unmanaged(offsets)
-    for n in range(out.shape[0]):
+    for i in range(envs.shape[0]):
+        n = envs[i]
         lidar_row(out[n], grid[n], pos[n, agent, 0] * w + pos[n, agent, 1],
                   facing[n, agent] & 3, inv[n, agent], sel[n, agent], cells, dists, ego,
                   offsets, n_types, cap)

@@ -102,8 +102,10 @@ class NesyVectorEnv(VectorEnv):  # type: ignore[type-arg]
         self.batch.reset(envs, [seeds[i] for i in envs])
         out = self._out
         out.restart[envs] = False
-        self.batch.lidar_into(out.obs, self.config.inventory_cap, self.config.lidar_range)
-        self.batch.action_mask_into(out.mask)
+        # only the restarted copies are observed again: the others did not move
+        self.batch.lidar_into(out.obs, self.config.inventory_cap, self.config.lidar_range,
+                              envs)
+        self.batch.action_mask_into(out.mask, envs)
         out.success[:] = self.batch.success()
         out.ok[:], out.cost[:] = True, 0.0
         self._ready = True

@@ -33,6 +33,9 @@ class SpecReader:
         if value is None and nullable:
             return {}
         if not isinstance(value, dict):
+            if not path:  # the whole document: its start is a file's first line, not a value
+                raise self.fail(path, f"wrong type: the document is {_kind(value)}",
+                                expected="a mapping")
             raise self.fail(path, "wrong type", found=value, expected="a mapping")
         for key in value:
             if names and (not isinstance(key, str) or not key):
@@ -136,3 +139,11 @@ def _abstract(raw_type: Any) -> bool:
     if isinstance(raw_type, Mapping):
         return bool(raw_type.get("abstract"))
     return bool(getattr(raw_type, "abstract", False))
+
+
+def _kind(value: Any) -> str:
+    """A YAML value's kind, for a message that must not quote it."""
+    if value is None:
+        return "empty"
+    return {str: "text", list: "a list", bool: "a boolean", int: "a number",
+            float: "a number"}.get(type(value), "not a mapping")
