@@ -295,3 +295,21 @@ def test_an_unfindable_extends_is_located() -> None:
 @pytest.mark.parametrize("path", sorted(shipped_specs().values()), ids=lambda p: p.stem)
 def test_every_shipped_spec_still_loads(path: Path) -> None:
     load_spec(path)
+
+
+def test_a_file_named_as_a_spec_that_is_no_spec_is_not_quoted(tmp_path: Path) -> None:
+    """A spec, a trajectory or a knowledge base can name another file as its spec (extends,
+    `spec`, `world`); when that file is not a mapping at all (/etc/passwd), the error says
+    what it is, never how it starts."""
+    secret = tmp_path / "notes.txt"
+    secret.write_text("TOP-SECRET:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/:/bin/sh\n")
+    secret.with_suffix(".yaml").write_text("- TOP-SECRET-ITEM\n")
+    for target in (secret, secret.with_suffix(".yaml")):
+        spec = tmp_path / "spec.yaml"
+        spec.write_text(f"extends: {target}\n")
+        for path in (target, spec):
+            with pytest.raises(SpecError) as info:
+                load_spec(path)
+            assert "TOP-SECRET" not in str(info.value) and "\n" not in str(info.value)
+    with pytest.raises(SpecError, match=r"notes\.txt:1:1: wrong type: the document is text; "):
+        load_spec(secret)
