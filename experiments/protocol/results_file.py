@@ -224,9 +224,9 @@ class RecordSink:
         start = _line_start(self.file, size)
         self.file.seek(start)
         tail = self.file.read(min(size - start, MAX_LINE_BYTES + 1))
-        if not tail.lstrip().startswith(b"{"):  # not a record at all: not ours to delete
-            self.file.write(b"\n")  # the reader refuses it at its line
-            return
+        if len(tail) > MAX_LINE_BYTES or not tail.lstrip().startswith(b"{"):
+            self.file.write(b"\n")  # not a record cut short: not ours to delete; the reader
+            return  # refuses it at its line
         try:
             whole = isinstance(json.loads(tail.decode("utf-8")), dict)
         except (ValueError, RecursionError):

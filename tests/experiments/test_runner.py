@@ -296,7 +296,8 @@ def test_killed_sweep_resumes_without_redoing_or_losing_runs(tmp_path: Path,
     assert cut not in lines and len(lines) == len(records) + 1 and lines[-1] == ""
 
 
-def test_the_next_append_removes_a_last_line_cut_short(tmp_path: Path) -> None:
+def test_the_next_append_removes_a_last_line_cut_short(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """A line cut short by a kill stayed in the file forever, between later records; the
     sink that opens the file next removes it (its run never finished) and says so."""
     out = tmp_path / "runs.jsonl"
@@ -320,6 +321,13 @@ def test_the_next_append_removes_a_last_line_cut_short(tmp_path: Path) -> None:
     assert not sink.mended and out.read_text().endswith("not a record\n")
     with pytest.raises(SpecError, match=r"runs\.jsonl:2:1: not a JSON record"):
         load_records(out)
+    from nesyworld.experiments.protocol import results_file
+
+    monkeypatch.setattr(results_file, "MAX_LINE_BYTES", 20)  # longer than any record: kept
+    out.write_text(json.dumps(whole) + "\n" + cut)
+    sink = RecordSink(out)
+    sink.close()
+    assert not sink.mended and out.read_text().endswith(cut + "\n")
 
 
 def test_a_sweep_refuses_a_results_path_that_is_not_a_regular_file(tmp_path: Path) -> None:
