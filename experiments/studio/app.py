@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Flask, current_app, jsonify, request, send_from_directory
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from nesyworld.experiments.errors import is_user_error
 from nesyworld.experiments.studio.guards import (
@@ -103,6 +103,12 @@ def create_app(recordings: list[str | Path] | None = None,
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Any:
         return problem(exc.code or 500, exc.description or exc.name)
+
+    @app.errorhandler(RequestEntityTooLarge)
+    def too_large(exc: RequestEntityTooLarge) -> Any:
+        return problem(413, "the request body is larger than the studio takes", "request",
+                       f"a recording of at most {MAX_UPLOAD // 2**20} MB, or a level or game "
+                       f"request of at most {MAX_LEVEL_BODY // 2**20} MB")
 
     @app.errorhandler(RecordingError)
     def bad_recording(exc: RecordingError) -> Any:

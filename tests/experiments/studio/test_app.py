@@ -386,6 +386,7 @@ def test_chunked_bodies_over_the_cap_are_413(tmp_path: Path, recordings: Path) -
         port = studio.server.server_port
         assert post(port, "/api/recordings/upload", recording)[0] == 200
         status, answer = post(port, "/api/recordings/upload", recording + b" " * 100)
-        assert status == 413 and answer["error"]
+        assert status == 413 and answer["where"] == "request"
+        assert answer["error"] == "the request body is larger than the studio takes"
         status, _ = post(port, "/api/level/derive", b"[" + b" " * MAX_LEVEL_BODY + b"]")
         assert status == 413
