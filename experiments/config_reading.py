@@ -74,7 +74,7 @@ def load_config(source: str | Path, kind: str, listing: str, build: Callable[...
     shipped = shipped_of_kind(kind)
     try:
         path = resolve_source(source, shipped.get, f"{kind} config",
-                              f"{listing} (" + ", ".join(shipped) + ")")
+                              f"{listing} (" + ", ".join(shipped) + ")", shipped)
     except SpecError:
         raise
     except (OSError, ValueError) as err:  # a name the file system cannot look up

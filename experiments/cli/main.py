@@ -7,16 +7,19 @@ everything in one place, and holds the one error path every command shares (`rep
 * a file that cannot be read or written: ``nesyworld: error: <file>: <reason>``, status 2;
 * anything else is a bug: one line naming it and pointing to ``--debug``, status 70
   (EX_SOFTWARE); ``nesyworld --debug ...`` also prints the traceback;
-* Ctrl-C: status 130. argparse's own errors keep their usage lines and status 2.
+* Ctrl-C: status 130. argparse's own errors (a bad value, a mistyped option or name) are one
+  line too, with the closest valid name and the command's ``--help``, status 2 (`Parser`).
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from nesyworld.experiments.errors import is_user_error
 
@@ -45,18 +48,42 @@ tests/experiments/test_cli.py checks it against the groups themselves."""
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse's parser, whose error line is the CLI's: ``nesyworld: error: [COMMAND: ]
-    <message>`` after the usage, on one line even when the message quotes an argument with a
-    newline in it. Sub-command parsers are made of the same class."""
+    """argparse's parser, whose error is the CLI's one line: ``nesyworld: error: [COMMAND: ]
+    <message> (see `nesyworld [COMMAND] --help`)``, without the usage (a command's usage is
+    a screen long and hid the line that matters), on one line even when the message quotes
+    an argument with a newline in it, and with the closest name when a choice or an option
+    was mistyped. Sub-command parsers are made of the same class."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands: dict[str, argparse.ArgumentParser] = {}
+        """The sub-command parsers by name (the top-level parser's; build_parser fills
+        it)."""
 
     def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
         command = self.prog.removeprefix("nesyworld").strip()
+        hint = did_you_mean(message, self)
         self.exit(EXIT_USAGE, f"nesyworld: error: {command + ': ' if command else ''}"
-                              f"{printable(message)}\n")
+                              f"{printable(message)}{hint} (see `{self.prog} --help`)\n")
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+def did_you_mean(message: str, parser: argparse.ArgumentParser) -> str:
+    """" (did you mean 'x'?)" for argparse's messages about a mistyped choice or option, when
+    one of the valid ones is close; else ""."""
+    choice = re.match(r"argument [^:]+: invalid choice: '(.*)' \(choose from (.*)\)$", message)
+    if choice:
+        typed, valid = choice.group(1), re.findall(r"'([^']*)'", choice.group(2))
+    else:
+        options = re.match(r"unrecognized arguments: (\S+)", message)
+        if not options:
+            return ""
+        typed = options.group(1)
+        valid = re.findall(r"--?[A-Za-z][\w-]*", parser.format_usage())
+    close = difflib.get_close_matches(typed, valid, n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def build_parser(command: str | None = None) -> Parser:
     """Every command's parser, or only the group of `command` when it names one."""
     import importlib
 
@@ -72,6 +99,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     for command_parser in sub.choices.values():  # `nesyworld run --debug ...` works too
         command_parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                                     help=argparse.SUPPRESS)
+    parser.commands.update(sub.choices)
     return parser
 
 
@@ -98,7 +126,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(next((w for w in words if not w.startswith("-")), None))
     try:
-        args = parser.parse_args(words)
+        args, extra = parser.parse_known_args(words)
+        if extra:  # a mistyped option: the command's own error, with its own options
+            owner = parser.commands.get(getattr(args, "command", ""), parser)
+            owner.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as done:  # argparse printed help (0) or a usage error (2)
         return done.code if isinstance(done.code, int) else EXIT_USAGE
     if argv is None and getattr(args, "kernels", None) == "python" \

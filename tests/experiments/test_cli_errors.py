@@ -122,8 +122,9 @@ def test_help_and_argparse_errors_return_their_status(capsys: pytest.CaptureFixt
     code, _, err = run(capsys, "no-such-command")
     assert code == 2 and err.splitlines()[-1].startswith("nesyworld: error: argument COMMAND")
     code, _, err = run(capsys, "check", "pogostick", "--nope=a\nb")
-    assert code == 2 and err.splitlines()[-1] == (
-        "nesyworld: error: unrecognized arguments: --nope=a\\nb")
+    assert code == 2 and err.splitlines() == [  # the command's error, the newline escaped
+        "nesyworld: error: check: unrecognized arguments: --nope=a\\nb "
+        "(see `nesyworld check --help`)"]
 
 
 @pytest.mark.parametrize("argv", [
@@ -155,9 +156,29 @@ def test_every_number_is_range_checked_by_argparse(capsys: pytest.CaptureFixture
     code, out, err = run(capsys, *argv)
     flag = next(a for a in argv if a.startswith("--"))
     assert code == 2 and out == ""
-    assert err.startswith("usage: nesyworld ")
-    assert err.splitlines()[-1].startswith(f"nesyworld: error: {argv[0]}: argument {flag}: "
-                                           "expected "), err
+    assert len(err.splitlines()) == 1, err  # one line, no usage before it
+    assert err.startswith(f"nesyworld: error: {argv[0]}: argument {flag}: expected "), err
+    assert err.rstrip().endswith(f"(see `nesyworld {argv[0]} --help`)"), err
+
+
+@pytest.mark.parametrize(("argv", "suggested"), [
+    (["run", "pogostick", "--episdoes", "3"], "--episodes"),
+    (["run", "pogostick", "--agent", "rapidlearn++"], "rapidlearn+"),
+    (["plann", "pogostick"], "plan"),
+    (["run", "pogostik"], "pogostick"),
+    (["run", "pogostick", "--novelty", "axx"], "axe"),
+    (["experiment", "tabel2"], "table2"),
+])
+def test_a_mistyped_name_gets_one_line_with_the_closest_one(
+        capsys: pytest.CaptureFixture[str], argv: list[str], suggested: str) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert err.startswith("nesyworld: error: ") and f"(did you mean '{suggested}'?)" in err
+
+
+def test_nothing_close_suggests_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "run", "pogostick", "--zzzzzz")
+    assert code == 2 and "did you mean" not in err and len(err.splitlines()) == 1
 
 
 @pytest.mark.parametrize("argv", [

@@ -243,11 +243,9 @@ def check(argv: list[str]) -> None:
     if code == 2:
         lines = err.splitlines()
         assert lines, f"{shown}: status 2 without a message"
-        last = lines[-1]
-        if last.startswith("nesyworld: error: ") and not err.startswith("usage:"):
-            assert len(lines) == 1, f"{shown}: error of more than one line:\n{err[-800:]}"
-        else:  # argparse: usage lines, then `nesyworld[ CMD]: error: ...`
-            assert err.startswith("usage: ") and ": error: " in last, f"{shown}:\n{err[-800:]}"
+        # every error, argparse's included, is one line: `nesyworld: error: ...`
+        assert len(lines) == 1, f"{shown}: error of more than one line:\n{err[-800:]}"
+        assert lines[0].startswith("nesyworld: error: "), f"{shown}:\n{err[-800:]}"
     if code == 1:
         assert "error" not in err.lower() or "the run failed" in err, f"{shown}: {err[-500:]}"
 

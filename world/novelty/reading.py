@@ -122,10 +122,11 @@ def _transforms(rd: SpecReader, value: Any) -> list[tuple[str, dict[str, Any]]]:
 def resolve_novelty_path(source: str | Path) -> Path | None:
     """Where a novelty argument points: a file, a shipped novelty, or None for YAML text. A
     name the file system cannot even look up (too long, a NUL byte) is a SpecError too."""
-    from nesyworld.domains import find_novelty
+    from nesyworld.domains import find_novelty, shipped_novelties
 
     try:
-        return resolve_source(source, find_novelty, "novelty", "`nesyworld novelties`")
+        return resolve_source(source, find_novelty, "novelty", "`nesyworld novelties`",
+                              shipped_novelties())
     except SpecError:
         raise
     except (OSError, ValueError) as err:

@@ -6,8 +6,9 @@ where most users start and a vague error there costs the most time.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -161,9 +162,9 @@ def resolve_extends(data: Any, smap: SourceMap, depth: int = 0) -> tuple[Any, So
 
 def resolve_spec_path(source: str | Path) -> Path | None:
     """A file path, or a shipped spec's short name (``pogostick`` -> domains/polycraft/...)."""
-    from nesyworld.domains import find_spec
+    from nesyworld.domains import find_spec, shipped_specs
 
-    return resolve_source(source, find_spec, "spec", "`nesyworld specs`")
+    return resolve_source(source, find_spec, "spec", "`nesyworld specs`", shipped_specs())
 
 
 def _cut(text: str, limit: int = 200) -> str:
@@ -177,10 +178,12 @@ def _is_file(path: Path) -> bool:
     return is_regular_file(path)
 
 
-def resolve_source(source: str | Path, find: Any, kind: str, listing: str) -> Path | None:
+def resolve_source(source: str | Path, find: Any, kind: str, listing: str,
+                   names: Iterable[str] = ()) -> Path | None:
     """Where a spec or novelty argument points: an existing file, a shipped name (`find`), or
     None for YAML text. A missing .yaml path or an unknown bare name is an error that says
-    what was expected, rather than text that fails to parse."""
+    what was expected, rather than text that fails to parse, and names the closest of the
+    shipped `names` when one is close."""
     text = str(source)
     if "\n" in text:
         return None
@@ -198,7 +201,9 @@ def resolve_source(source: str | Path, find: Any, kind: str, listing: str) -> Pa
         raise SpecError(f"'{_cut(text)}' is {other}, not a regular file",
                         expected=f"a regular YAML file or a name listed by {listing}")
     if text.endswith((".yaml", ".yml")) or not any(ch in text for ch in ":{}[]"):
-        raise SpecError(f"no such {kind} file or shipped {kind}: '{_cut(text)}'",
+        close = difflib.get_close_matches(text, list(names), n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        raise SpecError(f"no such {kind} file or shipped {kind}: '{_cut(text)}'{hint}",
                         expected=f"an existing YAML file or a name listed by {listing}")
     return None
 
