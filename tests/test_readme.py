@@ -17,7 +17,7 @@ the front page and the manual cannot rot.
 * ```yaml blocks are read by the project's loaders: a novelty as a novelty file, an `events:`
   section as part of a spec that extends the pogostick task.
 * ```text blocks are output or diagrams; a line of one that starts with `$ ` is a command,
-  checked as a bash line is.
+  checked as a bash line is. A ```bibtex block must be one well-formed entry.
 """
 
 from __future__ import annotations
@@ -299,7 +299,8 @@ def test_a_command_in_a_text_block_is_valid(page: Path, block: Block) -> None:
 
 def test_every_block_names_its_language() -> None:
     bare = [where(p, b) for p, b in page_blocks("")]
-    assert not bare, f"fenced blocks without a language (python, bash, yaml or text): {bare}"
+    assert not bare, ("fenced blocks without a language (python, bash, yaml, text or bibtex): "
+                      f"{bare}")
 
 
 YAML_BLOCKS = page_blocks("yaml")
@@ -329,3 +330,20 @@ def test_a_yaml_block_loads(page: Path, block: Block, tmp_path: Path) -> None:
     else:
         pytest.fail(f"{where(page, block)}: a YAML block of a kind these checks do not load "
                     f"(keys {sorted(data)}); add a rule for it", pytrace=False)
+
+
+BIBTEX_BLOCKS = page_blocks("bibtex")
+
+
+@pytest.mark.parametrize(("page", "block"), BIBTEX_BLOCKS,
+                         ids=[block_id(p, b) for p, b in BIBTEX_BLOCKS])
+def test_a_bibtex_block_is_an_entry(page: Path, block: Block) -> None:
+    entry = re.fullmatch(r"\s*@\w+\{[\w:-]+,(.*)\}\s*", block.code, flags=re.DOTALL)
+    assert entry, f"{where(page, block)}: not one BibTeX entry"
+    depth = 0
+    for char in entry.group(1):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        assert depth >= 0, f"{where(page, block)}: a '}}' closes nothing"
+    assert depth == 0, f"{where(page, block)}: unbalanced braces"
+    fields = set(re.findall(r"^\s*(\w+)\s*=", entry.group(1), flags=re.MULTILINE))
+    assert {"title", "author", "year"} <= fields, f"{where(page, block)}: fields {fields}"
