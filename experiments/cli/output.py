@@ -32,3 +32,15 @@ class LazyConsole:
 
             self._console = Console(**self._options)
         return getattr(self._console, name)
+
+
+def plain(value: Any) -> str:
+    """A value in the words a reader of the terminal expects, not Python's spelling: a
+    mapping as ``k: v, k: v``, a boolean as yes/no, a sequence comma-separated."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {plain(v)}" for k, v in value.items()) or "none"
+    if isinstance(value, list | tuple | set | frozenset):
+        return ", ".join(plain(v) for v in value) or "none"
+    return str(value)

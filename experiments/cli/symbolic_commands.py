@@ -193,7 +193,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     table = Table(title=f"{args.planner}: {len(result)} operators in {result.seconds:.2f} s")
     table.add_column("#", justify="right")
-    table.add_column("operator")
+    table.add_column("operator", overflow="fold")  # whole names: they are pasted elsewhere
     table.add_column("provenance")
     for i, step in enumerate(result.steps, 1):
         table.add_row(str(i), str(step), derivation.operator(step.operator).provenance)

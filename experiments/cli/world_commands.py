@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from nesyworld.experiments.cli.arguments import output_file, world_seed
-from nesyworld.experiments.cli.output import LazyConsole
+from nesyworld.experiments.cli.output import LazyConsole, plain
 
 if TYPE_CHECKING:
     from nesyworld.world import World
@@ -70,7 +70,7 @@ def cmd_specs(args: argparse.Namespace) -> int:
     for col in ("name", "size", "goal", "description"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["name"], "x".join(map(str, r["size"])), str(r["goal"]),
+        table.add_row(r["name"], "x".join(map(str, r["size"])), plain(r["goal"]),
                       r["description"])
     console.print(table)
     return 0
@@ -118,8 +118,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     for key in ("types", "actions", "recipes", "trades"):
         console.print(f"  {key} ({len(summary[key])}): {', '.join(summary[key])}")
     console.print(f"  grounded actions: {len(summary['grounded_actions'])}, "
-                  f"operators: {summary['operators']}, agents: {summary['agents']}, "
-                  f"goal: {summary['goal']}")
+                  f"operators: {summary['operators']}, agents: {plain(summary['agents'])}, "
+                  f"goal: {plain(summary['goal'])}")
     return 0
 
 
@@ -198,5 +198,5 @@ def cmd_replay(args: argparse.Namespace) -> int:
     novelties = f", re-applying novelt{'ies' if len(traj.injections) > 1 else 'y'} " \
         f"{arrivals}" if arrivals else ""
     print(f"replayed {len(traj.actions)} actions of {traj.spec} (seed {traj.seed}){novelties}: "
-          f"every state matches the recording; goal reached: {world.goal_reached()}")
+          f"every state matches the recording; goal reached: {plain(world.goal_reached())}")
     return 0
