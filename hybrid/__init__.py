@@ -14,12 +14,12 @@ if TYPE_CHECKING:
     from nesyworld.hybrid.agents.hybrid_agent import HybridAgent, hybrid_configs
     from nesyworld.hybrid.agents.names import HYBRID_AGENTS
     from nesyworld.hybrid.agents.planning_agent import (
-        Agent,
         Event,
         PlanningAgent,
         PlanningConfig,
         RandomAgent,
     )
+    from nesyworld.hybrid.agents.protocol import Agent
     from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig, TransferRLAgent
     from nesyworld.hybrid.baselines.shaping import PlanShapedReward, ShapingConfig
     from nesyworld.hybrid.baselines.vector_envs import VectorPlanShapedReward
@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 __getattr__, __all__ = lazy_exports(__name__, {
     "agents.hybrid_agent": ["HybridAgent", "hybrid_configs"],
     "agents.names": ["HYBRID_AGENTS"],
-    "agents.planning_agent": ["Agent", "Event", "PlanningAgent", "PlanningConfig", "RandomAgent"],
+    "agents.planning_agent": ["Event", "PlanningAgent", "PlanningConfig", "RandomAgent"],
+    "agents.protocol": ["Agent"],
     "baselines.rl_agents": ["RLAgent", "RLConfig", "TransferRLAgent"],
     "baselines.shaping": ["PlanShapedReward", "ShapingConfig"],
     "baselines.vector_envs": ["VectorPlanShapedReward"],

@@ -34,11 +34,11 @@ if TYPE_CHECKING:
 
     from nesyworld.hybrid.agents.hybrid_agent import HybridAgent
     from nesyworld.hybrid.agents.planning_agent import (
-        Agent,
         PlanningAgent,
         PlanningConfig,
         RandomAgent,
     )
+    from nesyworld.hybrid.agents.protocol import Agent
     from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig, TransferRLAgent
     from nesyworld.hybrid.execution.episode import EpisodeResult, run_episode
     from nesyworld.hybrid.recovery.recover import RecoveryConfig
@@ -69,7 +69,7 @@ _LAZY = {
     "Planner": "nesyworld.symbolic.planning.planners",
     "PlanResult": "nesyworld.symbolic.planning.planners",
     "KnowledgeBase": "nesyworld.symbolic.knowledge_base",
-    "Agent": "nesyworld.hybrid.agents.planning_agent",
+    "Agent": "nesyworld.hybrid.agents.protocol",
     "RandomAgent": "nesyworld.hybrid.agents.planning_agent",
     "PlanningAgent": "nesyworld.hybrid.agents.planning_agent",
     "PlanningConfig": "nesyworld.hybrid.agents.planning_agent",

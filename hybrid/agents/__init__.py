@@ -11,14 +11,15 @@ from nesyworld.world.exports import lazy_exports
 if TYPE_CHECKING:
     from nesyworld.hybrid.agents.hybrid_agent import HybridAgent
     from nesyworld.hybrid.agents.planning_agent import (
-        Agent,
         Event,
         PlanningAgent,
         PlanningConfig,
         RandomAgent,
     )
+    from nesyworld.hybrid.agents.protocol import Agent
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "hybrid_agent": ["HybridAgent"],
-    "planning_agent": ["Agent", "Event", "PlanningAgent", "PlanningConfig", "RandomAgent"],
+    "planning_agent": ["Event", "PlanningAgent", "PlanningConfig", "RandomAgent"],
+    "protocol": ["Agent"],
 })

@@ -1,4 +1,6 @@
-"""Agents: one protocol for every agent, the random floor, and the planning agent.
+"""Agents: the random floor, the scripted agent and the planning agent (the protocol they
+follow: protocol.py; the loop that executes and monitors a plan: hybrid/execution/
+plan_executor.py).
 
 Agents act on a Gymnasium env: a `NesyGridEnv`, or another env behind an adapter. Symbolic
 agents read the symbolic state through their boundary (hybrid/boundary/interface.py: a
@@ -13,7 +15,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -21,12 +23,9 @@ from nesyworld.hybrid.boundary.interface import Host
 from nesyworld.hybrid.boundary.world_adapter import WorldAdapter
 from nesyworld.hybrid.execution.monitor import (
     OperatorFailure,
-    check_effects,
-    tolerated,
-    undeclared,
 )
-from nesyworld.hybrid.execution.operators import GroundOperator, ground
-from nesyworld.hybrid.execution.skills import Mode, SkillStop
+from nesyworld.hybrid.execution.plan_executor import drive
+from nesyworld.hybrid.execution.skills import Mode
 from nesyworld.hybrid.knowledge.prior import spec_actions
 from nesyworld.hybrid.knowledge.regime import observed_types
 from nesyworld.symbolic.derivation.abstraction import SymbolicState
@@ -36,26 +35,6 @@ from nesyworld.symbolic.planning.planners import PlanCache, Planner, PlanResult
 from nesyworld.world import World
 from nesyworld.world.actions.schema import INVENTORY
 from nesyworld.world.errors import SpecError
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """What every nesyworld agent does. `learn` returns training statistics (or {})."""
-
-    name: str
-
-    def reset(self, observation: Any, info: dict[str, Any]) -> None: ...
-
-    def act(self, observation: Any, info: dict[str, Any]) -> int: ...
-
-    def observe(self, observation: Any, reward: float, terminated: bool, truncated: bool,
-                info: dict[str, Any]) -> None: ...
-
-    def learn(self) -> dict[str, float]: ...
-
-    def save(self, path: str | Path) -> None: ...
-
-    def load(self, path: str | Path) -> None: ...
 
 
 class RandomAgent:
@@ -179,7 +158,8 @@ class PlanningAgent:
         self.learned: dict[str, PolicySkill] = {}
         """Operators executed by a policy (`policy:<name>` actions), by operator name."""
         self._driver: Iterator[str] | None = None
-        self._last: dict[str, Any] = {}
+        self.last_info: dict[str, Any] = {}
+        """The info of the latest step (a refusal's ok and reason)."""
         self.current: tuple[str, int] | None = None
         """The operator being executed and its index in the latest plan (for recordings)."""
         self.goal: dict[str, int] | None = None
@@ -201,24 +181,25 @@ class PlanningAgent:
     def reset(self, observation: Any, info: dict[str, Any]) -> None:
         self._driver = self._drive()
         self.current = None
-        self._failures_by_op: dict[str, int] = {}
-        self._last = dict(info)
+        self.failures_by_op: dict[str, int] = {}
+        """Failures of each operator this episode that changed nothing (plan_executor.py)."""
+        self.last_info = dict(info)
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
         if self._driver is None:
             self.reset(observation, info)
-        self._last = dict(info)
+        self.last_info = dict(info)
         names = self.boundary.actions()
         if names != getattr(self, "_offered_seen", None):  # the actions changed
             self._offered_seen = names
-            self._detect_novelty()
+            self.detect_novelty()
         give_up = self.boundary.give_up
         action = next(self._driver, give_up)  # type: ignore[arg-type]
         return names.index(action) if action in names else names.index(give_up)
 
     def observe(self, observation: Any, reward: float, terminated: bool, truncated: bool,
                 info: dict[str, Any]) -> None:
-        self._last = dict(info)
+        self.last_info = dict(info)
 
     def learn(self) -> dict[str, float]:
         return {}
@@ -244,7 +225,7 @@ class PlanningAgent:
         if self.on_event is not None:
             self.on_event(event)
 
-    def _detect_novelty(self, z: SymbolicState | None = None) -> None:
+    def detect_novelty(self, z: SymbolicState | None = None) -> None:
         """Entity types observed and actions offered that the agent did not know, reported
         once each, with the step first seen. A type is new when the detector shows it (on the
         map, held, in the inventory or in front), not when the world registers it."""
@@ -262,8 +243,8 @@ class PlanningAgent:
                                             {"action": name}))
                 self.emit("novelty", f"new action '{name}' available", action=name)
 
-    # --- the executor ------------------------------------------------------------------------
-    def _relevant_counts(self) -> set[tuple[str, str]]:
+    # --- what the executor asks (hybrid/execution/plan_executor.py) ---------------------
+    def relevant_counts(self) -> set[tuple[str, str]]:
         """Counts some precondition or the goal compares: the only ones a plan relies on."""
         planning = self.kb.derivation()  # a new object whenever the knowledge base changes
         goal = self.task_goal
@@ -294,87 +275,7 @@ class PlanningAgent:
         return False
 
     def _drive(self) -> Iterator[str]:
-        cfg = self.config
-        for _ in range(cfg.max_plans):
-            self._detect_novelty()
-            if self.boundary.goal_reached():
-                return
-            result = self.plan()
-            if not result.ok:
-                self.emit("no_plan", f"no plan ({result.status}): {result.message}".strip())
-                if result.status == "unsolvable":
-                    if self.on_no_plan():
-                        continue  # the knowledge base changed: plan again
-                    break
-                yield "nop"
-                continue
-            self.emit("plan", f"plan of {len(result)} operators in {result.seconds:.2f} s",
-                      plan=[str(s) for s in result.steps], cached=result.cached)
-            operators = {e.operator.name: e.operator for e in self.kb}
-            steps = [ground(s, operators) for s in result.steps]
-            for k, op in enumerate(steps):
-                self.current = (str(op), k)
-                failure = yield from self._execute(op, tuple(result.steps[k + 1:]))
-                if failure == "drift":
-                    break
-                if failure is not None:
-                    self.failures.append(failure)
-                    self.emit("failure", str(failure), failure=failure.to_dict())
-                    if failure.kind == "undeclared":  # it did its job, and more: replan
-                        yield from self.on_failure(failure)
-                        break
-                    kb = self.kb
-                    yield from self.on_failure(failure)
-                    # a failure that changed the knowledge base (repaired, learned) is dealt
-                    # with: it does not count toward giving up
-                    count = self._failures_by_op.get(op.name, 0) + (self.kb is kb)
-                    self._failures_by_op[op.name] = count
-                    if count >= cfg.max_failures_per_operator:
-                        self.emit("give_up", f"{op.name} failed {count} times")
-                        yield self.boundary.give_up
-                        return
-                    break
-        self.current = None
-        self.emit("give_up", "out of plans")
-        yield self.boundary.give_up
-
-    def _execute(self, op: GroundOperator, suffix: tuple[Any, ...]) -> Any:
-        """Run one operator; returns None on success, "drift", or an OperatorFailure."""
-        view = self.boundary
-        z0 = view.detect()
-        self._detect_novelty(z0)
-        if not z0.satisfies(op.schema.preconditions, op.binding):
-            self.emit("drift", f"{op}: preconditions no longer hold; replanning")
-            return "drift"
-        snapshot = view.snapshot()
-        start = view.step_count
-        learned = self.learned.get(op.name)
-        actions = (view.run_policy(learned) if learned is not None
-                   else view.skill(op, self.config.mode))
-        for action in actions:
-            if isinstance(action, SkillStop):
-                return OperatorFailure(op, "refused", action.reason, [], [], snapshot, suffix,
-                                       start, z0, view.detect(), view.step_count)
-            yield action
-            # a refused step of a walk is re-routed by the skill; only the operator's own
-            # action being refused is a failure
-            if action == op.env_action and not self._last.get("ok", True):
-                return OperatorFailure(op, "refused", str(self._last.get("reason", "")), [],
-                                       [], snapshot, suffix, start, z0, view.detect(),
-                                       view.step_count)
-        z1 = view.detect()
-        expected, observed = check_effects(op, z0, z1, self._relevant_counts())
-        if expected and not tolerated(op, z0, z1, expected):
-            return OperatorFailure(op, "effect_mismatch", "", expected, observed, snapshot,
-                                   suffix, start, z0, z1, view.step_count)
-        # a learned operator promises only the change common to all its checked rollouts;
-        # what else its policy does varies and is not promised
-        extra = undeclared(op, z0, z1) if learned is None else []
-        if extra:
-            return OperatorFailure(op, "undeclared", "", [], extra, snapshot, suffix, start,
-                                   z0, z1, view.step_count)
-        self.emit("done", f"{op}", operator=str(op), steps=view.step_count - start)
-        return None
+        return drive(self)
 
 
 class ScriptedAgent:

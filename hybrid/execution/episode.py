@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from nesyworld.hybrid.agents.planning_agent import Agent
+from nesyworld.hybrid.agents.protocol import Agent
 
 
 @dataclass
