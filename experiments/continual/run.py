@@ -15,6 +15,7 @@ different config is refused rather than mixed in.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import time
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from nesyworld.experiments.continual.config import ContinualConfig, Task
+from nesyworld.experiments.protocol.results_file import RecordSink
 from nesyworld.hybrid import RLAgent, RLConfig, run_episode
 from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import ICMConfig, PPOConfig, TrainConfig, load_checkpoint
@@ -110,9 +112,7 @@ def read_progress(out: Path, config: ContinualConfig) -> list[StageRecord]:
             data = json.loads(line)
         except json.JSONDecodeError as err:
             if n == len(lines):  # a run killed while writing its last row: redo that stage
-                path.write_text("".join(f"{kept}\n" for kept in lines[:-1]),
-                                encoding="utf-8")
-                break
+                break  # (the next append's RecordSink removes the line)
             raise ContinualError(f"{path}:{n}: not a JSON record ({err})") from err
         if data.get("fingerprint") != config.fingerprint():
             raise ContinualError(f"{path}:{n}: written by another continual config; use "
@@ -129,9 +129,10 @@ def _checkpoint(out: Path, seed: int, stage: int) -> Path:
 
 
 def _append(out: Path, config: ContinualConfig, record: StageRecord) -> None:
-    with (out / "progress.jsonl").open("a", encoding="utf-8") as fh:
-        fh.write(json.dumps({"fingerprint": config.fingerprint(),
-                             "record": record.as_dict()}) + "\n")
+    """One stage's row, through the sweeps' results writer: locked, on disk when it returns,
+    and a last line cut short by a killed run removed first."""
+    with contextlib.closing(RecordSink(out / "progress.jsonl")) as sink:
+        sink.write({"fingerprint": config.fingerprint(), "record": record.as_dict()})
 
 
 def run_seed(config: ContinualConfig, seed: int, out: Path, done: dict[int, StageRecord],
