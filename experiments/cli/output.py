@@ -26,12 +26,18 @@ class LazyConsole:
         self._options = options
         self._console: Console | None = None
 
-    def __getattr__(self, name: str) -> Any:
+    def get(self) -> Console:
+        """The console itself (made now if it was not yet): what a live display that shares
+        the terminal with this console's lines must be given, so that rich keeps the
+        display below the lines instead of leaving stale copies of it."""
         if self._console is None:
             from rich.console import Console
 
             self._console = Console(**self._options)
-        return getattr(self._console, name)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.get(), name)
 
 
 def plain(value: Any) -> str:

@@ -142,8 +142,8 @@ def show_hybrid(event: Any) -> None:
     console.print(f"{event.step:4d}  {event.kind:8s} {text}", highlight=False)
     if event.kind == "plan":
         console.print("        " + " -> ".join(event.data["plan"]), highlight=False)
-    if event.kind == "learned":
-        console.print(event.data["pddl"], highlight=False, markup=False)
+    if event.kind == "learned":  # never wrapped: a wrapped comment would lose its `;`
+        console.print(event.data["pddl"], highlight=False, markup=False, soft_wrap=True)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -254,7 +254,7 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None,
     if agent.on_event is not None:  # a live bar while a recovery learns
         from nesyworld.experiments.cli.recovery_progress import RecoveryProgress
 
-        progress = RecoveryProgress(agent.on_event)
+        progress = RecoveryProgress(agent.on_event, console.get())  # the events' console
         agent.on_progress = progress.advance  # per collected chunk, between epochs
     shown = progress
 
