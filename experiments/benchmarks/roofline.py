@@ -49,9 +49,9 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from nesyworld.experiments.benchmarks.minimal_ppo import MinimalPPO
 from nesyworld.experiments.benchmarks.minimal_ppo import run as run_minimal_ppo
-from nesyworld.experiments.benchmarks.training_settings import (
+from nesyworld.experiments.benchmarks.training_cases import (
     SPEC,
-    Setting,
+    BenchmarkCase,
     axe_failure,
     ppo_settings,
     recovery_setting,
@@ -206,7 +206,7 @@ def count_minimal_ppo_flops(cfg: MinimalPPO, chunks: int = 1) -> FlopCount:
                      tuple(sorted(recorder.calls.items(), key=lambda kv: -kv[0].flops)))
 
 
-def count_setting(setting: Setting, chunks: int = 1) -> FlopCount:
+def count_setting(setting: BenchmarkCase, chunks: int = 1) -> FlopCount:
     """`count_training_flops` of a training row."""
     return count_training_flops(setting.train, setting.ppo, setting.icm, chunks=chunks,
                                 env_factory=setting.env_factory,
@@ -331,7 +331,7 @@ class CeilingRow:
         return out
 
 
-def measure_row(setting: Setting, clock: MatmulClock, threads: Sequence[int] = (1, 2),
+def measure_row(setting: BenchmarkCase, clock: MatmulClock, threads: Sequence[int] = (1, 2),
                 chunks: int = 1) -> CeilingRow:
     count = count_setting(setting, chunks)
     reference = count_minimal_ppo_flops(setting.reference, chunks)
@@ -342,7 +342,7 @@ def measure_row(setting: Setting, clock: MatmulClock, threads: Sequence[int] = (
 
 
 def settings(envs: int, chunk: int, minibatch: int, passes: int,
-             recovery: bool = True) -> list[Setting]:
+             recovery: bool = True) -> list[BenchmarkCase]:
     """The issue's rows: `ppo_settings`, and recovery training on the Axe failure with the
     recovery's own settings whatever the others."""
     out = ppo_settings(2 * chunk, envs, chunk, minibatch, passes)

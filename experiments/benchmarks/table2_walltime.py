@@ -44,7 +44,7 @@ NOVELTIES = ("axe", "chest", "distance", "fence", "fire")
 
 
 @dataclasses.dataclass(frozen=True)
-class RLSettings:
+class RLOverrides:
     """How the RL baselines would be trained: the copies stepped together, the update chunk,
     and PPO's minibatch and passes. The defaults are the baselines' own (RLConfig); larger
     minibatches with fewer passes run several times faster per env step (see PPOConfig's
@@ -56,7 +56,7 @@ class RLSettings:
     passes: int | None = None
 
 
-def rl_rates(steps: int, settings: RLSettings = RLSettings()) -> dict[str, float]:
+def rl_rates(steps: int, settings: RLOverrides = RLOverrides()) -> dict[str, float]:
     """PPO training steps/s (after a warm-up call that pays tianshou's compilation) and the
     trained policy's acting steps/s in evaluation episodes."""
     from nesyworld.hybrid import RLAgent, RLConfig
@@ -243,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minibatch", type=int, help="RL: PPO minibatch size")
     parser.add_argument("--passes", type=int, help="RL: PPO passes per update")
     args = parser.parse_args(argv)
-    settings = RLSettings(args.copies, args.chunk, args.minibatch, args.passes)
+    settings = RLOverrides(args.copies, args.chunk, args.minibatch, args.passes)
     reference = run(gymnasium.make(REFERENCE_ID), 20_000, 0)["steps_per_s"]
     rates = {**rl_rates(args.steps, settings), "planning_steps_per_s": planning_rate()}
     ratios = {k: round(v / reference, 4) for k, v in rates.items()}

@@ -47,9 +47,9 @@ from nesyworld.experiments.benchmarks.roofline import (
     count_setting,
     roofline,
 )
-from nesyworld.experiments.benchmarks.training_settings import (
+from nesyworld.experiments.benchmarks.training_cases import (
     SPEC,
-    Setting,
+    BenchmarkCase,
     axe_failure,
     ppo_settings,
     ppo_train_config,
@@ -155,7 +155,7 @@ def paired(ours: Callable[[], float], reference: Callable[[], float],
     return max(got), max(ref)
 
 
-def with_ceilings(rows: list[Row], settings: list[Setting | None], repeats: int = 5
+def with_ceilings(rows: list[Row], settings: list[BenchmarkCase | None], repeats: int = 5
                   ) -> list[Row]:
     """The rows with their FLOP ceilings on one thread, the threads they run with (a None
     setting: no ceiling). Call it after every timing: counting imports torch._dynamo."""
@@ -182,7 +182,7 @@ def measure(steps: int, num_envs: int, minibatch: int = 2048, passes: int = 4,
     fast = PPOConfig(batch_size=minibatch, epochs_per_update=passes)
     ppo_rate(4 * num_envs, num_envs, 2 * num_envs, fast, ICMConfig())  # warm: first calls
 
-    def row(setting: Setting, ours: Callable[[], float], env_only: float) -> Row:
+    def row(setting: BenchmarkCase, ours: Callable[[], float], env_only: float) -> Row:
         ref_cfg, train_cfg, ppo = setting.reference, setting.train, setting.ppo
         got, ref = paired(ours, lambda: minimal_ppo_rate(ref_cfg, steps), repeats)
         ref_name = (f"minimal PPO (minimal_ppo.py) on NesyVectorEnv, {train_cfg.num_envs} "
@@ -192,7 +192,7 @@ def measure(steps: int, num_envs: int, minibatch: int = 2048, passes: int = 4,
 
     ppo_rows = ppo_settings(steps, num_envs, chunk, minibatch, passes, threads)
     rows = [row(s, lambda s=s: _rate(s.run().epochs), raw) for s in ppo_rows]
-    settings: list[Setting | None] = [*ppo_rows]
+    settings: list[BenchmarkCase | None] = [*ppo_rows]
     kb = KnowledgeBase.from_world(SPEC)
     if recovery:
         # the recovery's own minibatch, then PPOConfig's default (the recoveries' until

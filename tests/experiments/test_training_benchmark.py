@@ -36,7 +36,7 @@ def test_every_row_is_measured(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_the_ppo_rows_train_on_the_threads_asked_for() -> None:
-    from nesyworld.experiments.benchmarks.training_settings import ppo_settings
+    from nesyworld.experiments.benchmarks.training_cases import ppo_settings
 
     for threads in (1, 2):
         rows = ppo_settings(64, 2, 32, threads=threads)

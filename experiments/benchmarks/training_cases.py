@@ -1,5 +1,5 @@
 """The training rows the benchmarks measure (training.py) and bound (roofline.py): configs,
-envs and the issue's target of each, in one place so that the speed and the FLOP ceiling of a
+envs and the speed each aims at, in one place so that the speed and the FLOP ceiling of a
 row are always of the same settings."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from nesyworld.world.envs.gym_env import NesyGridEnv
 from nesyworld.world.envs.vector_env import NesyVectorEnv
 from nesyworld.world.novelty.transforms import apply_novelties
 
-__all__ = ["SPEC", "TARGETS", "Setting", "axe_failure", "ppo_settings", "ppo_train_config",
+__all__ = ["SPEC", "TARGETS", "BenchmarkCase", "axe_failure", "ppo_settings", "ppo_train_config",
            "recovery_setting"]
 
 SPEC = "pogostick"
@@ -36,8 +36,9 @@ training (PPO+ICM on 2 envs, 500-step chunks, the recovery's minibatch x 8 passe
 
 
 @dataclass(frozen=True)
-class Setting:
-    """One training row: its configs and envs, and the issue's target for it (env steps/s)."""
+class BenchmarkCase:
+    """One row of the training benchmark: its configs and envs, and the speed it aims at
+    (env steps/s)."""
 
     name: str
     train: TrainConfig
@@ -69,7 +70,7 @@ def ppo_train_config(steps: int, num_envs: int, chunk: int, threads: int = 1) ->
 
 
 def ppo_settings(steps: int, num_envs: int, chunk: int, minibatch: int = 2048,
-                 passes: int = 4, threads: int = 1) -> list[Setting]:
+                 passes: int = 4, threads: int = 1) -> list[BenchmarkCase]:
     """PPO and PPO+ICM at `minibatch` x `passes`, and PPO at the default PPOConfig, on
     `num_envs` NesyVectorEnv copies of the pogostick task, on `threads` torch threads."""
     config, fast = ppo_train_config(steps, num_envs, chunk, threads), \
@@ -79,11 +80,11 @@ def ppo_settings(steps: int, num_envs: int, chunk: int, minibatch: int = 2048,
         return NesyVectorEnv(n, SPEC)
 
     where = f"{num_envs} copies, chunk {chunk}"
-    return [Setting(f"PPO training, {where}, minibatch {minibatch} x{passes}", config, fast,
+    return [BenchmarkCase(f"PPO training, {where}, minibatch {minibatch} x{passes}", config, fast,
                     None, TARGETS["ppo"], vector_env_factory=envs),
-            Setting(f"PPO+ICM training, {where}, minibatch {minibatch} x{passes}", config,
+            BenchmarkCase(f"PPO+ICM training, {where}, minibatch {minibatch} x{passes}", config,
                     fast, ICMConfig(), TARGETS["ppo+icm"], vector_env_factory=envs),
-            Setting(f"PPO training, {where}, default PPOConfig (minibatch 64 x8)", config,
+            BenchmarkCase(f"PPO training, {where}, default PPOConfig (minibatch 64 x8)", config,
                     PPOConfig(), None, TARGETS["ppo"], vector_env_factory=envs)]
 
 
@@ -104,7 +105,7 @@ def axe_failure(kb: KnowledgeBase) -> tuple[World, OperatorFailure]:
 
 
 def recovery_setting(world: World, failure: OperatorFailure, kb: KnowledgeBase,
-                     steps: int | None = None, minibatch: int | None = None) -> Setting:
+                     steps: int | None = None, minibatch: int | None = None) -> BenchmarkCase:
     """PPO+ICM on `failure`'s recovery env with the recovery's own settings (RecoveryConfig),
     for `steps` env steps (None: the recovery's own budget), at `minibatch` if given."""
     rc = RecoveryConfig()
@@ -116,4 +117,4 @@ def recovery_setting(world: World, failure: OperatorFailure, kb: KnowledgeBase,
                      stop_on_convergence=False)
     name = (f"recovery training, PPO+ICM (Axe failure; {config.num_envs} envs, chunk "
             f"{config.collect_chunk}, minibatch {rc.ppo.batch_size} x{rc.ppo.epochs_per_update})")
-    return Setting(name, config, rc.ppo, rc.icm, TARGETS["recovery"], env_factory=factory)
+    return BenchmarkCase(name, config, rc.ppo, rc.icm, TARGETS["recovery"], env_factory=factory)
