@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from nesyworld.hybrid.recording.writer import EpisodeRecorder, EpisodeRecording
     from nesyworld.hybrid.recovery.env import RecoveryEnv, RecoveryEnvConfig
     from nesyworld.hybrid.recovery.learned_operator import LearnedOperator
-    from nesyworld.hybrid.recovery.recover import Recovery, RecoveryConfig, RecoveryOutcome
-    from nesyworld.hybrid.repair.repairer import ModelRepair, RepairConfig, RepairOutcome
+    from nesyworld.hybrid.recovery.recover import Recovery, RecoveryConfig, RecoveryResult
+    from nesyworld.hybrid.repair.repairer import ModelRepair, RepairConfig, RepairResult
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "agents.hybrid_agent": ["HybridAgent", "hybrid_configs"],
@@ -53,6 +53,6 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "recording.writer": ["EpisodeRecorder", "EpisodeRecording"],
     "recovery.env": ["RecoveryEnv", "RecoveryEnvConfig"],
     "recovery.learned_operator": ["LearnedOperator"],
-    "recovery.recover": ["Recovery", "RecoveryConfig", "RecoveryOutcome"],
-    "repair.repairer": ["ModelRepair", "RepairConfig", "RepairOutcome"],
+    "recovery.recover": ["Recovery", "RecoveryConfig", "RecoveryResult"],
+    "repair.repairer": ["ModelRepair", "RepairConfig", "RepairResult"],
 })

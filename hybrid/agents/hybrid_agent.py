@@ -40,12 +40,12 @@ from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, Knowledge
 from nesyworld.hybrid.knowledge.regime import check_knowledge
 from nesyworld.hybrid.recovery.gaps import gap_failure, missing_item
 from nesyworld.hybrid.recovery.learned_operator import LearnedOperator
-from nesyworld.hybrid.recovery.recover import Recovery, RecoveryConfig, RecoveryOutcome
+from nesyworld.hybrid.recovery.recover import Recovery, RecoveryConfig, RecoveryResult
 from nesyworld.hybrid.repair.evidence import gather
 from nesyworld.hybrid.repair.repairer import (
     ModelRepair,
     RepairConfig,
-    RepairOutcome,
+    RepairResult,
     no_plan_evidence,
     novelty_context,
 )
@@ -104,7 +104,7 @@ class HybridAgent(PlanningAgent):
             self.recovery_config.variant)
         self.novelty = novelty
         self.learning = learning
-        self.recoveries: list[RecoveryOutcome | RepairOutcome] = []
+        self.recoveries: list[RecoveryResult | RepairResult] = []
         """Every recovery, by repair or by learning, in order."""
         self._repairs_tried: set[str] = set()  # evidence already tried without a verified fix
         self._gave_up: dict[str, int] = {}  # failed recoveries by operator name
@@ -152,7 +152,7 @@ class HybridAgent(PlanningAgent):
                                pre_novelty_actions(self.kb, self.boundary.actions()),
                                self.knowledge)
 
-    def _adopt(self, outcome: RepairOutcome) -> bool:
+    def _adopt(self, outcome: RepairResult) -> bool:
         self.recoveries.append(outcome)
         if not outcome.ok or outcome.kb is None or outcome.candidate is None:
             self.emit("repair_failed", f"no repair verified ({len(outcome.tried)} tried, "

@@ -11,10 +11,10 @@ from nesyworld.world.exports import lazy_exports
 if TYPE_CHECKING:
     from nesyworld.hybrid.recovery.env import RecoveryEnv, RecoveryEnvConfig
     from nesyworld.hybrid.recovery.learned_operator import LearnedOperator
-    from nesyworld.hybrid.recovery.recover import Recovery, RecoveryConfig, RecoveryOutcome
+    from nesyworld.hybrid.recovery.recover import Recovery, RecoveryConfig, RecoveryResult
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "env": ["RecoveryEnv", "RecoveryEnvConfig"],
     "learned_operator": ["LearnedOperator"],
-    "recover": ["Recovery", "RecoveryConfig", "RecoveryOutcome"],
+    "recover": ["Recovery", "RecoveryConfig", "RecoveryResult"],
 })

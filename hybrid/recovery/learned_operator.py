@@ -52,7 +52,7 @@ PolicyFn = Callable[[np.ndarray, np.ndarray], int]
 
 
 @dataclass(frozen=True)
-class Rollout:
+class PolicyEpisode:
     """One episode of the policy in the recovery env, with its abstract start and end."""
 
     success: bool
@@ -62,7 +62,7 @@ class Rollout:
     actions: tuple[str, ...]
 
 
-def rollout(env: RecoveryEnv, policy: PolicyFn) -> Rollout:
+def rollout(env: RecoveryEnv, policy: PolicyFn) -> PolicyEpisode:
     """Run the policy for one episode from the failure snapshot."""
     obs, info = env.reset()
     start = env.abstract_state
@@ -75,7 +75,7 @@ def rollout(env: RecoveryEnv, policy: PolicyFn) -> Rollout:
         if terminated or truncated:
             success = bool(info["success"])
             break
-    return Rollout(success, len(actions), start, abstract(env.world), tuple(actions))
+    return PolicyEpisode(success, len(actions), start, abstract(env.world), tuple(actions))
 
 
 def _bound_preconditions(op: GroundOperator) -> list[Condition]:
@@ -100,7 +100,7 @@ policy is run from wherever the plan stands, so "facing X before" must be a para
 the constant seen at the failure (that would make the operator usable only there)."""
 
 
-def common_effects(rollouts: Sequence[Rollout], relevant: Collection[tuple[str, str]],
+def common_effects(rollouts: Sequence[PolicyEpisode], relevant: Collection[tuple[str, str]],
                    world_types: Collection[str] | None = None) -> tuple[Effect, ...]:
     """The abstract change verified in every rollout: every inventory count's least change
     over the rollouts (what it spends at most and gains at least, so an input consumed in
@@ -422,7 +422,7 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
                            checkpoint, withheld=withheld)
 
 
-def stand_in_effects(op: GroundOperator, wins: Sequence[Rollout],
+def stand_in_effects(op: GroundOperator, wins: Sequence[PolicyEpisode],
                      effects: tuple[Effect, ...], relevant: Collection[tuple[str, str]]
                      ) -> tuple[Effect, ...]:
     """When every successful rollout did what the failed operator declares, the learned
@@ -442,7 +442,7 @@ def stand_in_effects(op: GroundOperator, wins: Sequence[Rollout],
 
 def _frugal(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int, declared: Collection[str],
             min_success_rate: float = 0.0, knowledge: Knowledge = DEFAULT_KNOWLEDGE
-            ) -> tuple[list[Rollout], tuple[str, ...], float]:
+            ) -> tuple[list[PolicyEpisode], tuple[str, ...], float]:
     """Rollouts of the policy with the actions that can spend anything outside `declared`
     withheld: (the successful ones, the withheld actions, the success rate)."""
     withheld = spending_actions(env.world, env.action_names, declared, env.kb, knowledge)
@@ -458,12 +458,12 @@ def _frugal(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int, declared: Colle
 
 
 def _rollouts(env: RecoveryEnv, policy: PolicyFn, n: int, min_success_rate: float
-              ) -> list[Rollout]:
+              ) -> list[PolicyEpisode]:
     """Up to `n` rollouts, stopping as soon as so many have failed that the success rate
     can no longer reach `min_success_rate` (the verdict is then known, and each failed
     rollout costs the whole horizon)."""
     allowed = n - math.ceil(min_success_rate * n - 1e-9)
-    out: list[Rollout] = []
+    out: list[PolicyEpisode] = []
     for _ in range(n):
         out.append(rollout(env, policy))
         if min_success_rate > 0 and sum(not r.success for r in out) > allowed:

@@ -7,7 +7,7 @@ roll the greedy policy out from the snapshot, turn the successful rollouts into 
 check that a fresh plan from the failure state uses it. A learned operator that fails later
 is fine-tuned from its checkpoint, over the same action set, rather than learned again.
 
-Every env step training and checking take is counted (`RecoveryOutcome.env_steps`); the
+Every env step training and checking take is counted (`RecoveryResult.env_steps`); the
 evaluation episodes of the convergence test are counted apart, as the paper leaves them out.
 """
 
@@ -188,7 +188,7 @@ class RecoveryConfig:
 
 
 @dataclass
-class RecoveryOutcome:
+class RecoveryResult:
     """What one recovery did and cost."""
 
     failure: str
@@ -278,7 +278,7 @@ class Recovery:
         """Whether the maps sampled for more starts explain refusals (as the agent's env)."""
 
     def learn(self, env: WorldAdapter | World, failure: OperatorFailure,
-              previous: LearnedOperator | None = None) -> RecoveryOutcome:
+              previous: LearnedOperator | None = None) -> RecoveryResult:
         """Train on the failure's subproblem; on success add (or, fine-tuning `previous`,
         replace) the learned operator in the knowledge base. `env`: the agent's env as it
         sees it (hybrid/boundary), only read; a bare world is seen through an adapter."""
@@ -299,7 +299,7 @@ class Recovery:
         if not tuning and s.extra_maps > 0:
             known = self._rare_before(failure)
             if known:  # the same maps with the same knowledge: the same answer, unspent
-                return RecoveryOutcome(str(failure), None, 0, 0, time.perf_counter() - start,
+                return RecoveryResult(str(failure), None, 0, 0, time.perf_counter() - start,
                                        False, False, False, error=known + " (measured "
                                        "before, with the same knowledge)")
             extra, sampling_steps, maps = self._sample(env, failure)
@@ -307,14 +307,14 @@ class Recovery:
                 verdict = (f"{RARE}: {s.recurrence.verdict(len(extra), maps)}; left to "
                            "replanning")
                 _RARE_VERDICTS.setdefault(self.kb, {})[self._rare_key(failure)] = verdict
-                return RecoveryOutcome(str(failure), None, sampling_steps, 0,
+                return RecoveryResult(str(failure), None, sampling_steps, 0,
                                        time.perf_counter() - start, False, False, False,
                                        error=verdict, extra_starts=len(extra))
         # no training from dead ends: only starts from which the goal is still reachable
         extra = [f for f in extra if self.reachable(env, f) is not False]
         if self.reachable(env, failure) is False:
             if not extra:
-                return RecoveryOutcome(str(failure), None, sampling_steps, 0,
+                return RecoveryResult(str(failure), None, sampling_steps, 0,
                                        time.perf_counter() - start, False, False, False,
                                        error="dead end: the goal cannot be reached from the "
                                              "failure state, nor from the same failure on "
@@ -385,13 +385,13 @@ class Recovery:
 
     def _adopt_induced(self, failure: OperatorFailure, found: Induced, result: TrainResult,
                        sampling_steps: int, start: float, extra_starts: int
-                       ) -> RecoveryOutcome:
+                       ) -> RecoveryResult:
         """Bring the verified induced operators into the knowledge base; training stopped at
         the chunk that found them."""
         adopt(self.kb, found, {"induced": "from a successful recovery episode",
                                "failure": str(failure), "novelty": self.novelty,
                                "how": found.how, "training_steps": result.env_steps})
-        return RecoveryOutcome(str(failure), None,
+        return RecoveryResult(str(failure), None,
                                result.env_steps + sampling_steps + found.env_steps,
                                result.eval_env_steps, time.perf_counter() - start,
                                result.converged, False, True, result.epochs, "",
@@ -496,8 +496,8 @@ class Recovery:
     @staticmethod
     def _outcome(failure: OperatorFailure, learned: LearnedOperator | None,
                  result: TrainResult, other_steps: int, start: float, tuning: bool,
-                 uses: bool, error: str = "", extra_starts: int = 0) -> RecoveryOutcome:
-        return RecoveryOutcome(str(failure), learned, result.env_steps + other_steps,
+                 uses: bool, error: str = "", extra_starts: int = 0) -> RecoveryResult:
+        return RecoveryResult(str(failure), learned, result.env_steps + other_steps,
                                result.eval_env_steps, time.perf_counter() - start,
                                result.converged, tuning, uses, result.epochs, error,
                                extra_starts)

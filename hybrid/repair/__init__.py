@@ -10,12 +10,12 @@ from nesyworld.world.exports import lazy_exports
 if TYPE_CHECKING:
     from nesyworld.hybrid.repair.candidates import Candidate, candidates
     from nesyworld.hybrid.repair.evidence import Evidence, RefusalReading, gather, read_refusal
-    from nesyworld.hybrid.repair.repairer import ModelRepair, RepairConfig, RepairOutcome
+    from nesyworld.hybrid.repair.repairer import ModelRepair, RepairConfig, RepairResult
     from nesyworld.hybrid.repair.verify import Verification, verify
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "candidates": ["Candidate", "candidates"],
     "evidence": ["Evidence", "RefusalReading", "gather", "read_refusal"],
-    "repairer": ["ModelRepair", "RepairConfig", "RepairOutcome"],
+    "repairer": ["ModelRepair", "RepairConfig", "RepairResult"],
     "verify": ["Verification", "verify"],
 })

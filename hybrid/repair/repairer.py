@@ -65,7 +65,7 @@ class RepairConfig:
 
 
 @dataclass
-class RepairOutcome:
+class RepairResult:
     """What one repair attempt found and cost."""
 
     failure: str
@@ -139,7 +139,7 @@ class ModelRepair:
             return env.oracle_parents(self.knowledge)
         return kb_parents(self.kb)
 
-    def repair(self, env: WorldAdapter, evidence: Evidence) -> RepairOutcome:
+    def repair(self, env: WorldAdapter, evidence: Evidence) -> RepairResult:
         """Try the candidates for a failure on the env's current state (only read)."""
         ops = self._world_operators(env)  # map effects too (the oracle's only)
         found = self._experiment(env, evidence)
@@ -150,7 +150,7 @@ class ModelRepair:
         return self.attempt(env, evidence, with_declared(cands, self._declared(
             ops, evidence, found), found is not None), found)
 
-    def bridge(self, env: WorldAdapter, evidence: Evidence) -> RepairOutcome:
+    def bridge(self, env: WorldAdapter, evidence: Evidence) -> RepairResult:
         """When the knowledge base has no plan at all: new types in the roles of absent ones,
         and what is new: as trials show it (closed regime) or as the world declares it
         (oracle)."""
@@ -217,7 +217,7 @@ class ModelRepair:
         return declared_operators(ops, evidence.new_actions, self.kb, evidence.new_types)
 
     def attempt(self, env: WorldAdapter, evidence: Evidence, cands: list[Candidate],
-                found: Experiments | None = None) -> RepairOutcome:
+                found: Experiments | None = None) -> RepairResult:
         """Verify `cands` in order; keep the first that holds up. `found`: the trials that
         induced some of them, whose env steps count too."""
         start = time.perf_counter()
@@ -246,11 +246,11 @@ class ModelRepair:
             if not result.ok:
                 continue
             return self._keep(cand, repaired, evidence, steps, start, tried, result.verdict)
-        return RepairOutcome(str(failure), evidence.describe(), None, steps,
+        return RepairResult(str(failure), evidence.describe(), None, steps,
                              time.perf_counter() - start, tried)
 
     def _keep(self, cand: Candidate, repaired: KnowledgeBase, evidence: Evidence, steps: int,
-              start: float, tried: list[dict[str, str]], verdict: str) -> RepairOutcome:
+              start: float, tried: list[dict[str, str]], verdict: str) -> RepairResult:
         before = {op.name: _pddl(self.kb, op.name) for op in cand.operators}
         before |= {name: _pddl(self.kb, name) for name in cand.demote}
         after = {op.name: _pddl(repaired, op.name) for op in cand.operators}
@@ -260,7 +260,7 @@ class ModelRepair:
         for op in cand.operators:  # the provenance goes with each repaired operator
             entry = repaired.entry(op.name)
             repaired.add(entry.operator, origin="repaired", meta=meta, replace_existing=True)
-        return RepairOutcome(str(evidence.failure), evidence.describe(), cand, steps,
+        return RepairResult(str(evidence.failure), evidence.describe(), cand, steps,
                              time.perf_counter() - start, tried, before, after, repaired)
 
 

@@ -30,7 +30,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from nesyworld.hybrid.boundary.interface import Copies, Outcome
-from nesyworld.hybrid.recovery.learned_operator import FUNCTIONAL, Rollout, common_effects
+from nesyworld.hybrid.recovery.learned_operator import FUNCTIONAL, PolicyEpisode, common_effects
 from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world import Snapshot
@@ -226,7 +226,7 @@ def induce(result: TrialResult, kb: KnowledgeBase, taken: Collection[str] = ()
     # or names, is its doing
     involved = {z.names[z.facing] for z in (z0, z1) if 0 <= z.facing < len(z.names)}
     involved |= {n for n in z0.names if mentions(result.trial.action, n)}
-    effects = list(common_effects([Rollout(True, 1, z0, z1, (result.trial.action,))],
+    effects = list(common_effects([PolicyEpisode(True, 1, z0, z1, (result.trial.action,))],
                                   relevant, involved - {AIR}))
     if not any(isinstance(e, CountChange) or (isinstance(e, SetFact) and e.value)
                for e in effects):

@@ -5,7 +5,7 @@ in all are its learning plus its evaluation steps."""
 from __future__ import annotations
 
 from nesyworld import KnowledgeBase, PlanningAgent, PlanningConfig, apply_novelties, run_episode
-from nesyworld.hybrid.recovery.recover import RecoveryOutcome
+from nesyworld.hybrid.recovery.recover import RecoveryResult
 from nesyworld.world.envs import NesyGridEnv
 
 
@@ -24,7 +24,7 @@ def test_a_failure_is_shown_at_the_world_step_whose_action_failed() -> None:
 
 
 def test_a_recoverys_env_steps_are_its_learning_plus_evaluation_steps() -> None:
-    outcome = RecoveryOutcome("f", None, 2_604, 80, 1.0, True, False, False)
+    outcome = RecoveryResult("f", None, 2_604, 80, 1.0, True, False, False)
     assert outcome.env_steps == 2_684
     s = outcome.summary()
     assert (s["env_steps"], s["learning_steps"], s["evaluation_steps"]) == (2_684, 2_604, 80)

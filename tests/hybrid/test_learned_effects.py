@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from nesyworld.hybrid.recovery.learned_operator import Rollout, common_effects
+from nesyworld.hybrid.recovery.learned_operator import PolicyEpisode, common_effects
 from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.world.actions.schema import INVENTORY, WORLD, CountChange
 
@@ -17,8 +17,9 @@ def state(inv: tuple[int, ...], world: tuple[int, ...] = (0, 0, 0, 0, 3)) -> Sym
     return SymbolicState(NAMES, 0, 0, world, inv)
 
 
-def rollout(end_inv: tuple[int, ...], end_world: tuple[int, ...] = (0, 0, 0, 0, 3)) -> Rollout:
-    return Rollout(True, 5, state((0, 1, 4, 0, 0)), state(end_inv, end_world), ())
+def rollout(end_inv: tuple[int, ...], end_world: tuple[int, ...] = (0, 0, 0, 0, 3)
+            ) -> PolicyEpisode:
+    return PolicyEpisode(True, 5, state((0, 1, 4, 0, 0)), state(end_inv, end_world), ())
 
 
 def test_consumed_inputs_are_effects_even_when_nothing_compares_them() -> None:
@@ -86,7 +87,7 @@ def test_a_stand_in_promises_the_failed_operators_gains_not_its_detours() -> Non
     # every rollout did what craft_stick declares, and broke an oak log on the way
     start = SymbolicState(NAMES, 0, 0, (0, 0, 0, 0, 3), (0, 0, 4, 0, 0))
     end = SymbolicState(NAMES, 0, 0, (0, 0, 0, 0, 3), (0, 1, 2, 4, 0))
-    wins = [Rollout(True, 5, start, end, ())] * 2
+    wins = [PolicyEpisode(True, 5, start, end, ())] * 2
     effects = common_effects(wins, relevant={(INVENTORY, "stick")})
     assert CountChange(INVENTORY, "oak_log", 1) in effects
     kept = stand_in_effects(craft, wins, effects, {(INVENTORY, "stick")})
@@ -94,7 +95,7 @@ def test_a_stand_in_promises_the_failed_operators_gains_not_its_detours() -> Non
     assert CountChange(INVENTORY, "stick", 4) in kept
     assert CountChange(INVENTORY, "planks", -2) in kept  # what it spends stays promised
     # a rollout that did not do what the failed operator declares: promise what was seen
-    short = [Rollout(True, 5, start, SymbolicState(NAMES, 0, 0, (0, 0, 0, 0, 3),
+    short = [PolicyEpisode(True, 5, start, SymbolicState(NAMES, 0, 0, (0, 0, 0, 0, 3),
                                                    (0, 1, 4, 0, 0)), ())]
     seen = common_effects(short, relevant=set())
     assert stand_in_effects(craft, short, seen, {(INVENTORY, "stick")}) == seen

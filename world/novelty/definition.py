@@ -2,11 +2,11 @@
 
 A transformation runs on a raw spec document, before the spec is validated: the document may
 be anything a user's YAML made of it (a list where a mapping belongs, a string for a cost). So
-each transformation declares its parameters (`Param`), which `load_novelty` checks with their
-file:line:column, and tolerates a malformed document by leaving what it cannot use for
-`build_spec` to refuse, located. Anything else a transformation raises is still turned into a
-SpecError at the novelty's entry for it: a novelty is input, and a crash while applying it
-must not read as a bug of the caller.
+each transformation declares the arguments it takes (`TransformArgument`), which
+`load_novelty` checks with their file:line:column, and tolerates a malformed document by
+leaving what it cannot use for `build_spec` to refuse, located. Anything else a
+transformation raises is still turned into a SpecError at the novelty's entry for it: a
+novelty is input, and a crash while applying it must not read as a bug of the caller.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ MAX_INJECT = MAX_STEPS
 
 
 @dataclass(frozen=True)
-class Param:
-    """One parameter of a registered transformation: `kind` is "number" (within [minimum,
+class TransformArgument:
+    """One argument a registered transformation takes: `kind` is "number" (within [minimum,
     maximum]) or "names" (a list of names), `what` says what it means, for error messages."""
 
     kind: str
@@ -49,7 +49,7 @@ class Param:
 
 
 def register_transform(name: str, *, mid_episode: bool = False,
-                       params: Mapping[str, Param] | None = None
+                       params: Mapping[str, TransformArgument] | None = None
                        ) -> Callable[[TransformFn], TransformFn]:
     """Register a document transformation usable as `transforms: [{kind: name, ...}]`.
     `mid_episode`: it changes only what a running world takes on (novelty/mid_episode.py), so
@@ -69,8 +69,8 @@ def register_transform(name: str, *, mid_episode: bool = False,
 def check_params(kind: str, raw: Mapping[str, Any], rd: SpecReader, path: KeyPath
                  ) -> dict[str, Any]:
     """A transformation's parameters (its entry without `kind`), checked against its declared
-    `Param`s; every failure is located at the offending key or value."""
-    declared: Mapping[str, Param] | None = getattr(TRANSFORMS.get(kind), "PARAMS", None)
+    `TransformArgument`s; every failure is located at the offending key or value."""
+    declared: Mapping[str, TransformArgument] | None = getattr(TRANSFORMS.get(kind), "PARAMS", None)
     params = {k: v for k, v in raw.items() if k != "kind"}
     if declared is None:
         return params
@@ -112,8 +112,8 @@ def _scalable(value: Any) -> float | None:
 
 
 @register_transform("scale_costs", mid_episode=True, params={
-    "factor": Param("number", f"the cost multiplier, 0 to {MAX_FACTOR:g}"),
-    "actions": Param("names", "the actions whose costs change (default: all)")})
+    "factor": TransformArgument("number", f"the cost multiplier, 0 to {MAX_FACTOR:g}"),
+    "actions": TransformArgument("names", "the actions whose costs change (default: all)")})
 def scale_costs(doc: Document, params: Mapping[str, Any]) -> Document:
     """Multiply the step cost of some (default: all) actions, per-target costs included: a
     cost-function change."""
@@ -136,7 +136,7 @@ def scale_costs(doc: Document, params: Mapping[str, Any]) -> Document:
 
 
 @register_transform("remove_objects", params={
-    "types": Param("names", "the entity types taken off the map", required=True)})
+    "types": TransformArgument("names", "the entity types taken off the map", required=True)})
 def remove_objects(doc: Document, params: Mapping[str, Any]) -> Document:
     """Take every placement of some entity types off the map (e.g. no trees at all)."""
     layout = doc.get("map")

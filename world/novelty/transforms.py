@@ -37,7 +37,7 @@ from nesyworld.world.novelty.definition import (
     Document,
     Injection,
     Novelty,
-    Param,
+    TransformArgument,
     TransformFn,
     register_transform,
     remove_objects,
@@ -130,6 +130,6 @@ def _bounded(items: Iterable[Novelty | str | Path]) -> list[Novelty | str | Path
 
 
 __all__ = ["CATEGORIES", "LEVELS", "NOVELTY_KEYS", "TRANSFORMS", "Document", "Injection",
-           "Novelty", "Param", "TransformFn", "apply_novelties", "as_novelties", "blame_novelty",
-           "load_novelty", "register_transform", "remove_objects", "resolve_novelty_path",
-           "scale_costs"]
+           "Novelty", "TransformArgument", "TransformFn", "apply_novelties", "as_novelties",
+           "blame_novelty", "load_novelty", "register_transform", "remove_objects",
+           "resolve_novelty_path", "scale_costs"]
