@@ -233,8 +233,18 @@ async function checkLevel(mode) {
   } catch (err) {
     status.textContent = "the level has an error";
     status.className = "bad";
+    clearDerived();  // what was derived from the level before this edit no longer holds
     showError(err);
   }
+}
+
+// An invalid level has no PDDL and no plan: leaving the last ones in view read as if they
+// were this level's.
+function clearDerived() {
+  for (const id of ["editor-yaml", "editor-domain", "editor-problem"]) $(id).textContent = "";
+  $("level-plan").innerHTML = "";
+  $("plan-status").textContent = "no plan: the level has an error";
+  $("plan-status").className = "bad";
 }
 
 export async function initEditor(playLevel) {

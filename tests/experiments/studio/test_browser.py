@@ -116,10 +116,16 @@ def test_paint_a_level_and_save_it(page: Any, tmp_path: Path) -> None:
                            ".startsWith('saved')")
     saved = tmp_path / "levels" / "studio_level.yaml"
     assert saved.is_file() and "name: studio_level" in saved.read_text()
-    # an agent put on the border is refused, with the YAML line it is on
+    page.click("#plan-level")
+    page.wait_for_selector("#level-plan li")
+    # an agent put on the border is refused, with the YAML line it is on, and the plan and
+    # PDDL of the level before it are no longer shown
     page.click("#palette button[data-brush='agent:main_1']")
     page.click("#editor-grid .cell[data-r='0'][data-c='0']")
     page.click("#derive")
     page.wait_for_selector("#error:not([hidden])")
     assert re.match(r"level\.yaml:\d+:\d+: agent 'main_1' placed on a blocked cell",
                     page.text_content("#error"))
+    assert page.query_selector_all("#level-plan li") == []
+    assert page.text_content("#editor-domain") == page.text_content("#editor-problem") == ""
+    assert "no plan" in page.text_content("#plan-status")
