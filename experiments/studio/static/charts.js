@@ -27,8 +27,12 @@ function label(v) {
 // series: [{name, values: [[x, y], ...], dashed}]; options: {x, y (axis titles), yRange}
 export function lineChart(svg, series, options) {
   const shown = series.filter((s) => s.values.length);
-  // the legend's rows first: the chart grows by a row when the names do not fit in one
-  const W = 360, L = 44, R = 18, T = 8;
+  // the legend's rows first: the chart grows by a row when the names do not fit in one.
+  // The drawing is as wide as the chart is on the page (360 when it is not laid out yet), so
+  // its text keeps its CSS size: a fixed 360-wide drawing scaled into a narrow column shrank
+  // the text to 7 px at 1024 px.
+  const shownWidth = Math.round(svg.getBoundingClientRect().width);
+  const W = shownWidth > 0 ? Math.max(220, shownWidth) : 360, L = 44, R = 18, T = 8;
   const place = [];
   let lx = L, rows = 1;
   for (const s of shown) {

@@ -79,6 +79,13 @@ def test_panels_never_overlap(open_page: Any, studio: Any, recordings: Path, wid
     assert page.locator("#legend li").count() >= 8  # every type on the map, named
     ticks = page.locator("#curve text").all_text_contents()
     assert "0" in ticks and "1" in ticks and "0.5" in ticks  # the success axis has ticks
+    # chart text is drawn at its own size, not scaled down with a narrow column
+    smallest = page.eval_on_selector_all("svg.chart text", """texts => Math.min(...texts
+        .filter((t) => t.getBoundingClientRect().height > 0)
+        .map((t) => parseFloat(getComputedStyle(t).fontSize)
+             * t.ownerSVGElement.getBoundingClientRect().width
+             / t.ownerSVGElement.viewBox.baseVal.width))""")
+    assert smallest >= 9.5, f"chart text at {width} px is {smallest:.1f} px"
     page.screenshot(path=str(shots / f"studio-replay-{width}.png"))
 
     page.click("#tab-editor")
