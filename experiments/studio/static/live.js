@@ -12,6 +12,7 @@ const MAX_LINES = 400; // event lines kept in the page's list (all are kept for 
 const live = {
   source: null, run: null, events: [], epochs: [], domains: [], chart: "success",
   cells: [], size: "", frame: null, drawing: false, plan: null, episodes: {}, ended: false,
+  follow: true, // the event list keeps its newest line in view (until the reader scrolls up)
 };
 
 function setState(state, text) {
@@ -34,12 +35,29 @@ function showRun(run) {
   $("live-info").textContent = text;
 }
 
+// Whether the reader is at the end of the list; a hidden list (another tab) has no position,
+// so it keeps what the reader last chose.
+function atEnd(list) {
+  return list.clientHeight === 0 ? live.follow
+    : list.scrollTop + list.clientHeight >= list.scrollHeight - 30;
+}
+
 function addLine(item) {
   const list = $("live-events");
-  const stick = list.scrollTop + list.clientHeight >= list.scrollHeight - 30;
+  live.follow = atEnd(list);
   list.insertAdjacentHTML("beforeend", item);
   while (list.children.length > MAX_LINES) list.firstElementChild.remove();
-  if (stick) list.scrollTop = list.scrollHeight;
+  if (live.follow) list.scrollTop = list.scrollHeight;
+}
+
+// Lines that arrived while the list was hidden: shown again, it opens at the newest, unless
+// the reader had scrolled up.
+function followWhenShown() {
+  const list = $("live-events");
+  list.addEventListener("scroll", () => { if (list.clientHeight > 0) live.follow = atEnd(list); });
+  new ResizeObserver(() => {
+    if (list.clientHeight > 0 && live.follow) list.scrollTop = list.scrollHeight;
+  }).observe(list);
 }
 
 function episodeLine(kind, data, text) {
@@ -166,6 +184,7 @@ export async function initLive() {
   if (!status.live) return;
   $("tab-live").hidden = false;
   $("tab-live").click();
+  followWhenShown();
   if (status.run) showRun(status.run);
   initChartTabs("live-", (which) => { live.chart = which; drawRecovery(); });
   const source = live.source = new EventSource("/api/live");

@@ -73,6 +73,8 @@ class Script:
 
     hub: LiveHub
     pause: float = 0.05
+    chatter: int = 0
+    """Extra event lines before the failure (enough of them overflow the page's list)."""
     release: threading.Event = field(default_factory=threading.Event)
     reached_learning: threading.Event = field(default_factory=threading.Event)
     ending: threading.Event = field(default_factory=threading.Event)
@@ -96,6 +98,8 @@ class Script:
         env = live.env
         env.reset(seed=0)
         agent.emit(0, "plan", "plan of 4 operators in 0.00 s", plan=PLAN)
+        for n in range(self.chatter):
+            agent.emit(0, "novelty", f"new entity type 'thing_{n}' observed", type=f"thing_{n}")
         for k in range(1, 4):
             agent.current = (PLAN[k - 1], k - 1)
             env.step(names.index("rotate_left"))
@@ -377,3 +381,28 @@ def test_the_live_tab_follows_a_run(open_page: Any,
     assert "adapted" in page.text_content("#live-info")
     page.wait_for_selector("#live-step[data-step='44']")  # drawn at the next animation frame
     script.join()
+
+
+def test_the_live_event_list_follows_the_newest_event(
+        open_page: Any, live_studio: tuple[LiveHub, RunningStudio]) -> None:
+    """More events than the list can show: the newest is in view, also when they arrived
+    while another tab was shown."""
+    hub, studio = live_studio
+    page = open_page(studio.url, 1024, 700)
+    page.wait_for_selector("#tab-live.on")
+    page.click("#tab-editor")
+    script = Script(hub, chatter=60).start()
+    page.wait_for_selector("#live-state[data-state=finished]", state="attached")
+    script.join()
+    page.click("#tab-live")
+    page.wait_for_timeout(300)  # the last lines are drawn at the next animation frame
+    seen = page.evaluate("""() => {
+        const list = document.getElementById('live-events');
+        const last = list.lastElementChild.getBoundingClientRect();
+        const box = list.getBoundingClientRect();
+        return {overflows: list.scrollHeight > list.clientHeight + 1,
+                inView: last.bottom <= box.bottom + 1 && last.top >= box.top - 1,
+                onScreen: last.bottom <= window.innerHeight + 1};
+    }""")
+    assert seen["overflows"], seen  # the test means something only if the list scrolls
+    assert seen["inView"] and seen["onScreen"], seen
