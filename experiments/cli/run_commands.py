@@ -180,7 +180,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         env = NoveltyInjector(env, args.novelty)
     recorder = None
     if args.record:
-        env = recorder = EpisodeRecorder(env, args.record, novelties=args.novelty)
+        env = recorder = EpisodeRecorder(env, args.record, novelties=args.novelty,
+                                         run_seed=args.seed)
     if args.agent in HYBRID:
         with training_logs(args.logdir):
             if args.studio:  # the studio serves the run's Live tab meanwhile

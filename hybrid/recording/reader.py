@@ -109,7 +109,7 @@ class _Check(Fields):
     def recording(self, data: dict[str, Any]) -> dict[str, Any]:
         self.mapping(data, "", ("format", "spec", "agent", "types", "frames"),
                      ("seed", "novelties", "events", "domains", "problem", "result",
-                      "trajectory", "knowledge", "refusals"))
+                      "trajectory", "knowledge", "refusals", "run_seed"))
         out = {k: v for k, v in data.items() if k != "format"}
         self.string(data["spec"], "spec", 4096, "the spec's name")
         self.string(data["agent"], "agent", 200, "the agent's name")
@@ -118,9 +118,10 @@ class _Check(Fields):
             if key in data and data[key] not in allowed:
                 raise self.fail(key, f"unknown {key} {shown(data[key])}",
                                 " or ".join(repr(a) for a in allowed))
-        out["seed"] = data.get("seed")
-        if out["seed"] is not None:
-            self.integer(out["seed"], "seed", 0, 2**64 - 1)
+        for key in ("seed", "run_seed"):
+            out[key] = data.get(key)
+            if out[key] is not None:
+                self.integer(out[key], key, 0, 2**64 - 1)
         for i, n in enumerate(self.listing(data.get("novelties", []), "novelties", 64,
                                            "a list of novelty names")):
             self.string(n, f"novelties[{i}]", 4096, "a novelty name")

@@ -61,6 +61,10 @@ class EpisodeRecording:
     trajectory: dict[str, Any] | None = None
     """The replayable trajectory (`nesyworld replay`), with the novelties that arrived;
     None when the world was changed in a way it cannot record (see EpisodeRecorder)."""
+    run_seed: int | None = None
+    """The run seed the episode belongs to (`nesyworld run --seed`), whose map seeds are large
+    numbers of its own block (hybrid/seeding.py); None when the episode was made with a map
+    seed alone."""
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps({"format": FORMAT, **asdict(self)},
@@ -109,9 +113,10 @@ class EpisodeRecorder(gym.Wrapper):
     """
 
     def __init__(self, env: gym.Env, path: str | Path, agent: Any = None,
-                 novelties: list[str] | None = None) -> None:
+                 novelties: list[str] | None = None, run_seed: int | None = None) -> None:
         super().__init__(env)
         self.path = Path(path)
+        self.run_seed = run_seed
         self.agent = agent
         self.novelties = list(novelties or [])
         self.recording: EpisodeRecording | None = None
@@ -136,7 +141,8 @@ class EpisodeRecorder(gym.Wrapper):
         self.recording = EpisodeRecording(
             spec=world.spec.name, seed=seed, agent=getattr(agent, "name", "?"),
             novelties=self.novelties, knowledge=str(getattr(agent, "knowledge", "")),
-            refusals=str(getattr(self.env.unwrapped, "refusals", "explained")))
+            refusals=str(getattr(self.env.unwrapped, "refusals", "explained")),
+            run_seed=self.run_seed)
         self.recording.frames.append(self._encoder.frame(world))
         kb = getattr(agent, "kb", None)
         if kb is not None:

@@ -11,7 +11,7 @@ import pytest
 
 from nesyworld.experiments.cli.main import main
 from nesyworld.hybrid import PlanningAgent, run_episode
-from nesyworld.hybrid.recording.reader import read_recording
+from nesyworld.hybrid.recording.reader import RecordingError, read_recording
 from nesyworld.hybrid.recording.writer import EpisodeRecorder
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
@@ -134,3 +134,20 @@ def test_cli_run_record_with_novelties_then_replay(
     assert main(["replay", str(path)]) == 2
     err = capsys.readouterr().err
     assert "after action 2" in err and err.count("\n") == 1
+
+
+def test_a_run_recording_names_its_run_seed(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A run's episodes play maps of its run seed's own block (hybrid/seeding.py), large
+    numbers the user never typed: the recording keeps the run seed beside its map seed, and
+    a damaged one is refused like any other field."""
+    path = tmp_path / "run.json"
+    assert main(["run", "pogostick", "--seed", "3", "--record", str(path), "--json"]) == 0
+    capsys.readouterr()
+    opened = read_recording(path)
+    assert opened.run_seed == 3 and opened.seed is not None and opened.seed != 3
+    doc = json.loads(path.read_text())
+    doc["run_seed"] = -1
+    path.write_text(json.dumps(doc))
+    with pytest.raises(RecordingError, match="run_seed"):
+        read_recording(path)

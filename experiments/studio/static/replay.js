@@ -25,9 +25,12 @@ function setRecording(rec, label) {
   const novelties = rec.novelties && rec.novelties.length ? ` + ${rec.novelties.join(", ")}` : "";
   const regime = rec.knowledge ? `, ${rec.knowledge} knowledge` : "";
   const silent = rec.refusals === "silent" ? ", silent refusals" : "";
+  // a run's episodes play maps of the run seed's own block: say the run seed the user gave
+  const seed = rec.run_seed != null ? `run seed ${rec.run_seed}` : `map seed ${rec.seed}`;
   $("recording-info").textContent =
     `${label}: ${rec.agent} agent on ${rec.spec}${novelties}${regime}${silent}, ` +
-    `map seed ${rec.seed}, ${rec.frames.length - 1} world steps, ${result}`;
+    `${seed}, ${rec.frames.length - 1} world steps, ${result}`;
+  $("recording-info").title = rec.seed != null ? `map seed ${rec.seed}` : "";
   $("replay").hidden = false;
   $("empty-hint").hidden = true;
   replay.cells = buildGrid($("grid"), first.grid.length, first.grid[0].length);

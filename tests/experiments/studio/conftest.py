@@ -23,7 +23,7 @@ TINY = TrainConfig(step_budget=4_000, epoch_length=250, collect_chunk=250, eval_
 
 def record(path: Path, hybrid: bool) -> None:
     recorder = EpisodeRecorder(NoveltyInjector(NesyGridEnv("pogostick"), ["axe"]), path,
-                               novelties=["axe"])
+                               novelties=["axe"], run_seed=7 if hybrid else None)
     kb = KnowledgeBase.from_world("pogostick")
     # the learning agent (no repair: it would repair the Axe without learning anything)
     agent = (HybridAgent(recorder, kb, None, RecoveryConfig.rapidlearn_plus(

@@ -49,6 +49,9 @@ def test_step_through_a_recording(page: Any, recordings: Path) -> None:
 
 def test_the_failure_and_the_learning_show(page: Any, recordings: Path) -> None:
     rec = json.loads((recordings / "hybrid_axe.json").read_text())
+    # the run seed the user gave, not the large map seed of its block (kept in the title)
+    assert ", run seed 7," in page.text_content("#recording-info")
+    assert page.get_attribute("#recording-info", "title") == "map seed 0"
     failure = next(e for e in rec["events"] if e["kind"] == "failure")
     page.fill("#frame-slider", str(failure["frame"]))
     assert frame_of(page) == failure["frame"]
