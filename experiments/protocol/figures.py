@@ -109,7 +109,8 @@ def _figure(agents: Mapping[str, Sequence[Mapping[str, Any]]], order: Sequence[s
     for i, agent in enumerate(order):
         style = {"color": f"C{i % 10}", "marker": MARKERS[i % len(MARKERS)],
                  "linestyle": LINESTYLES[i % len(LINESTYLES)]}
-        label: str | None = f"{agent} ({len(agents[agent])} seeds)"
+        n = len(agents[agent])
+        label: str | None = f"{agent} ({n} seed{'' if n == 1 else 's'})"
         for phase, lo, hi in (("pre", -span, 0), ("post", 0, span)):
             curve = mean_curve(agents[agent], phase, lo, hi)
             if curve is None:
