@@ -173,7 +173,7 @@ class ScaledRewardPPO(PPO):
         """
         rows = np.flatnonzero(ends)
         # one pass over the chunk's observations and the ended rows' next ones, in pieces of
-        # `max_batchsize` rows (a row's value does not depend on the piece it is in)
+        # `max_batchsize` rows (a row's value is the same in any piece, up to float rounding)
         both = Batch.cat([batch.obs, batch.obs_next[rows]]) if len(rows) else batch.obs
         with torch.no_grad():
             values = torch.cat([self.critic(both[i:i + self.max_batchsize])
