@@ -79,6 +79,12 @@ class ProtocolConfig:
     epochs must be in the last eta."""
     max_episode_steps: int = 400
     """Paper appendix A and table 7: episodes end after 400 steps."""
+    pre_full_budget: bool = True
+    """Agents that learn before the novelty (the RL baselines) train for the whole
+    `pre_steps`, as the paper's did ("trained for 4 Million timesteps after which it achieved
+    comparable performance to a planning agent", section 6; S_pre = 1, section 7), rather
+    than stopping where the convergence test first holds; that point is still marked on the
+    curve. False stops there (a quicker pre-training, at S_pre about 0.9)."""
     pretrained: str = ""
     """RL agents: where the pre-trained checkpoint of each (agent, seed) lives, with `{agent}`
     and `{seed}` filled in (experiments/protocol/pretraining.py). The first run of a pair
@@ -112,7 +118,8 @@ class ProtocolConfig:
 
 
 PAPER_FIELDS = ("pre_steps", "epoch_steps", "eval_episodes", "post_eval_episodes",
-                "success_threshold", "reward_threshold", "eta", "nu", "max_episode_steps")
+                "success_threshold", "reward_threshold", "eta", "nu", "max_episode_steps",
+                "pre_full_budget")
 """The fields the paper fixes (their defaults above are its values); `post_steps` and
 `pretrained` are budget and plumbing, free under every protocol."""
 PAPER_PROTOCOL = ProtocolConfig(name="paper")

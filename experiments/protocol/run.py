@@ -132,14 +132,18 @@ def _mean_success_steps(results: list[EpisodeResult]) -> float:
 
 
 def _phase(run: _Run, phase: Phase, budget: int, start: tuple[int, int] = (1, 0),
-           after_epoch: Callable[[int, int], None] | None = None) -> bool:
+           after_epoch: Callable[[int, int], None] | None = None,
+           full_budget: bool = False) -> bool:
     """Train in epochs until the convergence criterion or the budget; True if converged. An
     agent that cannot learn in this phase gets `eta` epochs, which show where it stands.
     `start`: (epoch, env steps already spent in the phase), for a resumed phase;
-    `after_epoch(next_epoch, spent)` is called after every epoch that did not converge."""
+    `after_epoch(next_epoch, spent)` is called after every epoch the phase goes on from;
+    `full_budget`: a learning agent trains on to the budget after the criterion first holds
+    (the point where it did is marked)."""
     p = run.spec.protocol
     learns = run.agent.learns(phase)
     epoch, spent_in_phase = start
+    converged = any(c.converged for c in run.curve if c.phase == phase)
     while spent_in_phase < budget if learns else epoch <= p.eta:
         step = min(p.epoch_steps, budget - spent_in_phase) if learns else p.epoch_steps
         spent = run.agent.train(step, phase)
@@ -147,12 +151,14 @@ def _phase(run: _Run, phase: Phase, budget: int, start: tuple[int, int] = (1, 0)
         spent_in_phase += max(spent.env_steps, 1)
         run.evaluate(phase, epoch, p.eval_episodes)
         epoch += 1
-        if run.converged(phase):
+        if not converged and run.converged(phase):
             run.mark_converged()
-            return True
+            converged = True
+            if not (full_budget and learns):
+                return True
         if after_epoch is not None:
             after_epoch(epoch, spent_in_phase)
-    return False
+    return converged
 
 
 def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None
@@ -170,8 +176,9 @@ def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None
                                     RunSeeds(spec.seed), p.max_episode_steps, p.epoch_steps,
                                     load, spec.knowledge)
         run = _Run(spec, agent, on_point)
+        full = p.pre_full_budget and isinstance(agent, RLProtocolAgent)
         if path is None or load or not isinstance(agent, RLProtocolAgent):
-            _phase(run, "pre", p.pre_steps)
+            _phase(run, "pre", p.pre_steps, full_budget=full)
             return agent, run
         weights, counters = progress_files(path)
         start = _resume(run, agent, weights, counters)
@@ -184,7 +191,7 @@ def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None
                                     round(cpu_seconds() - run.cpu0, 3),
                                     tuple(run.curve)).save(counters)
 
-        _phase(run, "pre", p.pre_steps, start, save_progress)
+        _phase(run, "pre", p.pre_steps, start, save_progress, full_budget=full)
         agent.agent.save(path)
         for file in (weights, counters):
             file.unlink(missing_ok=True)

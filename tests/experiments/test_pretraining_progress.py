@@ -75,3 +75,27 @@ def test_a_damaged_progress_record_starts_over(tmp_path: Path,
         assert PretrainingProgress.load(counters) is None
     assert "pre-training starts over" in capsys.readouterr().err
     assert PretrainingProgress.load(tmp_path / "missing.json") is None
+
+
+@pytest.mark.parametrize("full", [True, False])
+def test_the_papers_rl_pretraining_runs_its_whole_budget(tmp_path: Path, full: bool) -> None:
+    """The paper trained its RL agents for the whole 4M steps (sections 6 and 7): where the
+    convergence test first holds is marked, and training goes on to the budget; without
+    `pre_full_budget` it stops there."""
+    protocol = ProtocolConfig(pre_steps=500, post_steps=100, epoch_steps=100, eval_episodes=1,
+                              post_eval_episodes=1, eta=1, nu=0, success_threshold=0.0,
+                              reward_threshold=-1e9, max_episode_steps=20,
+                              pre_full_budget=full)
+    record = run_protocol(RunSpec("transfer_rl_unmasked", "pogostick", "axe", 0, protocol))
+    assert record["status"] == "ok", record["error"]
+    pre = _pre(record)
+    assert [c["converged"] for c in pre] == ([True, False, False, False, False] if full
+                                             else [True])
+    assert pre[-1]["env_steps"] >= (500 if full else 100)
+
+
+def test_the_paper_protocol_fixes_the_full_pretraining() -> None:
+    assert ProtocolConfig().pre_full_budget and ProtocolConfig().name == "paper"
+    assert ProtocolConfig(pre_full_budget=False).name == "custom"
+    with pytest.raises(ValueError, match="pre_full_budget"):
+        ProtocolConfig(name="paper", pre_full_budget=False)
