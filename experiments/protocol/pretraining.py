@@ -35,10 +35,13 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from nesyworld.experiments.protocol.records import UNMASKED, CurvePoint
+from nesyworld.experiments.protocol.records import UNMASKED, CurvePoint, ProtocolConfig
 
-__all__ = ["PROGRESS_EVERY", "PretrainingProgress", "checkpoint_path", "pretraining_lock",
-           "progress_files"]
+__all__ = ["PRETRAINING_KEY", "PROGRESS_EVERY", "PretrainingProgress", "check_pretraining",
+           "checkpoint_path", "pretraining_lock", "pretraining_of", "progress_files"]
+
+PRETRAINING_KEY = "pretraining"
+"""Checkpoint metadata: how the protocol pre-trained it (`pretraining_of`)."""
 
 PROGRESS_EVERY = 20
 """Epochs between two saves of an unfinished pre-training (about 100k env steps at the
@@ -148,3 +151,25 @@ class PretrainingProgress:
             raise ValueError("curve: expected a list of evaluation points")
         return cls(**counts, cpu_seconds=float(cpu),
                    curve=tuple(CurvePoint(**p) for p in points))
+
+
+def pretraining_of(protocol: ProtocolConfig) -> dict[str, Any]:
+    """How a protocol pre-trains, as a checkpoint keeps it: its budget, and whether it trains
+    the whole budget or stops where the convergence test first holds."""
+    return {"pre_steps": protocol.pre_steps, "full_budget": protocol.pre_full_budget}
+
+
+def check_pretraining(agent: Any, path: str, protocol: ProtocolConfig) -> None:
+    """Refuse a pre-trained checkpoint made otherwise than `protocol` pre-trains (a policy
+    stopped at convergence where the protocol trains the whole 4M steps, say): loaded, it
+    would stand for a pre-training the run never had. One line naming the file."""
+    from nesyworld.learning.training.checkpoint import CheckpointError
+
+    saved = agent.agent.checkpoint.metadata.get(PRETRAINING_KEY)
+    wanted = pretraining_of(protocol)
+    if saved != wanted:
+        how = ("no record of how it was pre-trained" if saved is None
+               else f"pre-trained with {saved}")
+        raise CheckpointError(f"{path}: {how}; this protocol pre-trains with {wanted}: "
+                              "delete the file (or give the run another `pretrained` path) "
+                              "to pre-train it again")

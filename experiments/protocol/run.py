@@ -29,10 +29,13 @@ from nesyworld.experiments.protocol.agents import (
     make_protocol_agent,
 )
 from nesyworld.experiments.protocol.pretraining import (
+    PRETRAINING_KEY,
     PROGRESS_EVERY,
     PretrainingProgress,
+    check_pretraining,
     checkpoint_path,
     pretraining_lock,
+    pretraining_of,
     progress_files,
 )
 from nesyworld.experiments.protocol.records import (
@@ -177,6 +180,8 @@ def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None
                                     load, spec.knowledge)
         run = _Run(spec, agent, on_point)
         full = p.pre_full_budget and isinstance(agent, RLProtocolAgent)
+        if load and isinstance(agent, RLProtocolAgent):
+            check_pretraining(agent, load, p)
         if path is None or load or not isinstance(agent, RLProtocolAgent):
             _phase(run, "pre", p.pre_steps, full_budget=full)
             return agent, run
@@ -192,7 +197,7 @@ def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None
                                     tuple(run.curve)).save(counters)
 
         _phase(run, "pre", p.pre_steps, start, save_progress, full_budget=full)
-        agent.agent.save(path)
+        agent.agent.save(path, **{PRETRAINING_KEY: pretraining_of(p)})
         for file in (weights, counters):
             file.unlink(missing_ok=True)
     return agent, run

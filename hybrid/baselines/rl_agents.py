@@ -290,10 +290,11 @@ class RLAgent:
             self.env, max_episode_steps)
         return [run_episode(env, self, seed) for seed in seeds]
 
-    def save(self, path: str | Path) -> None:
-        """One checkpoint file: weights, optimiser, configs and the names of the spaces."""
+    def save(self, path: str | Path, **metadata: Any) -> None:
+        """One checkpoint file: weights, optimiser, configs and the names of the spaces, and
+        any `metadata` the caller keeps with them (JSON values)."""
         save_checkpoint(path, self.checkpoint, agent=self.name, names=self.names.as_dict(),
-                        **{CHECKPOINT_KEY: self.config.action_masks})
+                        **metadata, **{CHECKPOINT_KEY: self.config.action_masks})
 
     def load(self, path: str | Path) -> None:
         ckpt = load_checkpoint(path)  # every problem: one CheckpointError naming the file

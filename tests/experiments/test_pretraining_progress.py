@@ -4,6 +4,7 @@ pretraining.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -99,3 +100,17 @@ def test_the_paper_protocol_fixes_the_full_pretraining() -> None:
     assert ProtocolConfig(pre_full_budget=False).name == "custom"
     with pytest.raises(ValueError, match="pre_full_budget"):
         ProtocolConfig(name="paper", pre_full_budget=False)
+
+
+def test_a_checkpoint_pretrained_otherwise_is_refused_not_loaded(tmp_path: Path) -> None:
+    """A checkpoint stopped at convergence where the protocol pre-trains the whole budget
+    (or one that does not say) would stand for a pre-training the run never had."""
+    stopped = dataclasses.replace(_protocol(tmp_path), pre_full_budget=False)
+    first = run_protocol(RunSpec("transfer_rl_unmasked", "pogostick", "axe", 0, stopped))
+    assert first["status"] == "ok", first["error"]
+    again = run_protocol(RunSpec("transfer_rl_unmasked", "pogostick", "fence", 0,
+                                 _protocol(tmp_path)))
+    assert again["status"] == "error"
+    assert "'full_budget': False" in again["error"] and "delete the file" in again["error"]
+    assert run_protocol(RunSpec("transfer_rl_unmasked", "pogostick", "fence", 0,
+                                stopped))["status"] == "ok"  # the same rule loads it
