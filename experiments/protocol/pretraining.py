@@ -160,16 +160,16 @@ def pretraining_of(protocol: ProtocolConfig) -> dict[str, Any]:
 
 
 def check_pretraining(agent: Any, path: str, protocol: ProtocolConfig) -> None:
-    """Refuse a pre-trained checkpoint made otherwise than `protocol` pre-trains (a policy
-    stopped at convergence where the protocol trains the whole 4M steps, say): loaded, it
-    would stand for a pre-training the run never had. One line naming the file."""
+    """Refuse a pre-trained checkpoint that a protocol made otherwise than `protocol`
+    pre-trains (a policy stopped at convergence where the protocol trains the whole 4M
+    steps, say): loaded, it would stand for a pre-training the run never had. One line
+    naming the file. A checkpoint with no such record (one a user saved with `RLAgent.save`
+    to start from) is taken as given."""
     from nesyworld.learning.training.checkpoint import CheckpointError
 
     saved = agent.agent.checkpoint.metadata.get(PRETRAINING_KEY)
     wanted = pretraining_of(protocol)
-    if saved != wanted:
-        how = ("no record of how it was pre-trained" if saved is None
-               else f"pre-trained with {saved}")
-        raise CheckpointError(f"{path}: {how}; this protocol pre-trains with {wanted}: "
-                              "delete the file (or give the run another `pretrained` path) "
-                              "to pre-train it again")
+    if saved is not None and saved != wanted:
+        raise CheckpointError(f"{path}: pre-trained with {saved}; this protocol pre-trains "
+                              f"with {wanted}: delete the file (or give the run another "
+                              "`pretrained` path) to pre-train it again")
