@@ -106,9 +106,15 @@ def apply_action_mask(logits: torch.Tensor, mask: torch.Tensor | None) -> torch.
     """
     if mask is None:
         return logits
-    legal = mask.to(device=logits.device).bool().reshape(logits.shape)
-    legal = legal | ~legal.any(dim=-1, keepdim=True)
-    return logits.masked_fill(~legal, MASKED_LOGIT)
+    return logits.masked_fill(illegal_actions(mask.to(device=logits.device), logits.shape),
+                              MASKED_LOGIT)
+
+
+def illegal_actions(mask: torch.Tensor, shape: torch.Size | tuple[int, ...]) -> torch.Tensor:
+    """The actions `apply_action_mask` masks out (True) of a legal-action `mask` of `shape`:
+    the illegal ones, except in a row with no legal action at all."""
+    legal = mask.bool().reshape(shape)
+    return ~(legal | ~legal.any(dim=-1, keepdim=True))
 
 
 class ActionMaskObservation(gym.Wrapper):

@@ -16,7 +16,7 @@ from tianshou.data import Batch
 from tianshou.utils.net.common import MLP, AbstractDiscreteActor, ModuleWithVectorOutput
 from torch import nn
 
-from nesyworld.learning.algorithms.masking import apply_action_mask
+from nesyworld.learning.algorithms.masking import MASKED_LOGIT, apply_action_mask
 
 __all__ = ["ICMFeatureNet", "MaskedActor", "ValueCritic", "split_observation"]
 
@@ -88,6 +88,14 @@ class MaskedActor(AbstractDiscreteActor):
         x, mask = split_observation(obs, device=next(self.parameters()).device)
         return apply_action_mask(self.net(x), mask), state
 
+    def logits(self, x: torch.Tensor, illegal: torch.Tensor | None = None) -> torch.Tensor:
+        """`forward` on (B, obs_dim) float32 rows already on the networks' device, with the
+        `illegal` actions (masking.illegal_actions) set to MASKED_LOGIT. Why: the rollout and
+        PPO's passes call the actor thousands of times a chunk on tensors they already hold;
+        `forward`'s conversions and device look-ups were a tenth of those calls."""
+        out = self.net.model(x)
+        return out if illegal is None else out.masked_fill(illegal, MASKED_LOGIT)
+
 
 class ValueCritic(ModuleWithVectorOutput):
     """obs -> V(s), ignoring the mask (the value of a state does not depend on its encoding of
@@ -103,6 +111,11 @@ class ValueCritic(ModuleWithVectorOutput):
     ) -> torch.Tensor:
         x, _ = split_observation(obs, device=next(self.parameters()).device)
         return self.net(x)
+
+    def values(self, x: torch.Tensor) -> torch.Tensor:
+        """(B,) values of (B, obs_dim) float32 rows already on the device (see
+        `MaskedActor.logits`)."""
+        return self.net.model(x).flatten()
 
 
 class ICMFeatureNet(nn.Module):

@@ -29,6 +29,7 @@ from tianshou.data.types import (
 
 from nesyworld.learning.algorithms.eager_adam import eager_adam_class
 from nesyworld.learning.algorithms.networks import MaskedActor, ValueCritic
+from nesyworld.learning.algorithms.ppo_passes import ChunkTensors, LossSettings, run_passes
 from nesyworld.learning.config import PPOConfig
 
 __all__ = ["ScaledRewardPPO", "UpdatePolicy", "build_ppo", "foreach_adam", "minibatch_view"]
@@ -217,10 +218,23 @@ class ScaledRewardPPO(PPO):
     def _update_with_batch(  # type: ignore[override]
         self, batch: LogpOldProtocol, batch_size: int | None, repeat: int
     ) -> A2CTrainingStats:
-        if not self.recompute_adv:  # recomputing reads the whole batch again at every pass
-            batch = minibatch_view(batch)  # type: ignore[assignment]
-        with no_draws(self.policy):
-            return super()._update_with_batch(batch, batch_size, repeat)
+        actor, critic = self.policy.actor, self.critic
+        if self.recompute_adv or not isinstance(actor, MaskedActor) \
+                or not isinstance(critic, ValueCritic):
+            # recomputing reads the whole batch again at every pass; other networks are
+            # called through tianshou's interface
+            with no_draws(self.policy):
+                return super()._update_with_batch(batch, batch_size, repeat)
+        chunk = ChunkTensors.of(minibatch_view(batch))
+        return run_passes(actor, critic, self.optim.step, chunk, self.loss_settings,
+                          batch_size, repeat)
+
+    @property
+    def loss_settings(self) -> LossSettings:
+        return LossSettings(eps_clip=self.eps_clip, dual_clip=self.dual_clip,
+                            value_clip=self.value_clip,
+                            advantage_normalization=self.advantage_normalization,
+                            vf_coef=self.vf_coef, ent_coef=self.ent_coef, eps=self._eps)
 
 
 def build_ppo(

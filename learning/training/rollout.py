@@ -25,7 +25,8 @@ from gymnasium.vector.utils import iterate
 from tianshou.data import Batch, ReplayBuffer
 from tianshou.env import BaseVectorEnv
 
-from nesyworld.learning.algorithms.masking import flatten_observation
+from nesyworld.learning.algorithms.masking import flatten_observation, illegal_actions
+from nesyworld.learning.algorithms.networks import MaskedActor
 from nesyworld.learning.training.vector_adapter import VectorEnvAdapter
 
 __all__ = [
@@ -109,12 +110,17 @@ class GymVectorEnvs:
         return value
 
     def _arrays(self, obs: Any, infos: dict[str, Any]) -> Arrays:
-        ones = np.ones((self.num_envs, self.n_actions), bool)
-        mask = self._info(infos, self.mask_key, ones).astype(bool)
-        if mask.shape != ones.shape:
+        return self._obs(obs), self._mask(infos)
+
+    def _mask(self, infos: dict[str, Any]) -> np.ndarray:
+        shape = (self.num_envs, self.n_actions)
+        if self.mask_key not in infos:
+            return np.ones(shape, np.int8)
+        mask = self._info(infos, self.mask_key, np.ones(shape, bool))
+        if mask.shape != shape:
             raise ValueError(f"info[{self.mask_key!r}] has shape {mask.shape}, expected "
-                             f"{ones.shape}")
-        return self._obs(obs), mask.astype(np.int8)
+                             f"{shape}")
+        return mask.astype(bool, copy=False).astype(np.int8)
 
     def reset(self, ids: np.ndarray | None = None) -> Arrays:
         which = np.ones(self.num_envs, bool)
@@ -213,8 +219,13 @@ class Rollout:
         """Sample as tianshou's DiscreteActorPolicy does (same calls, same random stream);
         also the log-probability of each sampled action, which PPO would otherwise compute
         again over the whole chunk before its passes (`ScaledRewardPPO`)."""
-        logits, _ = self.actor({"obs": torch.from_numpy(obs), "mask": torch.from_numpy(mask)})
-        dist = torch.distributions.Categorical(logits=logits)
+        x, m = torch.from_numpy(obs), torch.from_numpy(mask)
+        if isinstance(self.actor, MaskedActor) and x.dtype == torch.float32:
+            logits = self.actor.logits(x, illegal_actions(m, (len(x), -1)))
+        else:
+            logits, _ = self.actor({"obs": x, "mask": m})
+        # no argument validation (it re-checks every logit at every step): the same draws
+        dist = torch.distributions.Categorical(logits=logits, validate_args=False)
         act = dist.sample()
         return act.numpy(), dist.log_prob(act).numpy()
 

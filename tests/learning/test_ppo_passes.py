@@ -1,0 +1,78 @@
+"""PPO's own passes (learning/algorithms/ppo_passes.py) are tianshou's update, term for term:
+the same minibatches from the same random draws, and the same weights after an update for
+every loss variant (plain, dual clip, value clip, no advantage normalisation)."""
+
+from __future__ import annotations
+
+import functools
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+from tianshou.algorithm import PPO
+from tianshou.data import Batch
+
+from nesyworld.learning import PPOConfig
+from nesyworld.learning.algorithms.ppo import build_ppo
+from nesyworld.learning.algorithms.ppo_passes import minibatch_indices
+
+ROWS, OBS, ACTIONS = 50, 6, 4
+
+
+@pytest.mark.parametrize(("length", "size"), [(50, 8), (48, 8), (7, 8), (50, 50), (50, -1)])
+def test_minibatches_are_tianshous_split(length: int, size: int) -> None:
+    batch = Batch(i=np.arange(length))
+    np.random.seed(3)
+    expected = [np.asarray(b.i) for b in batch.split(size, shuffle=True, merge_last=True)]
+    np.random.seed(3)
+    actual = list(minibatch_indices(length, size))
+    assert len(actual) == len(expected)
+    for a, e in zip(actual, expected, strict=True):
+        np.testing.assert_array_equal(a, e)
+    assert sorted(np.concatenate(actual).tolist()) == list(range(length))
+
+
+def _chunk(seed: int) -> Batch:
+    rng = np.random.default_rng(seed)
+    mask = rng.random((ROWS, ACTIONS)) < 0.7
+    mask[0] = False  # a row with no legal action: left unmasked, as apply_action_mask does
+    mask[1:, 0] = True
+    act = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
+    return Batch(obs=Batch(obs=torch.as_tensor(rng.random((ROWS, OBS)), dtype=torch.float32),
+                           mask=torch.as_tensor(mask)),
+                 act=torch.as_tensor(act), adv=torch.as_tensor(rng.normal(size=ROWS)),
+                 logp_old=torch.as_tensor(-rng.random(ROWS) * 2, dtype=torch.float32),
+                 returns=torch.as_tensor(rng.normal(size=ROWS), dtype=torch.float32),
+                 v_s=torch.as_tensor(rng.normal(size=ROWS), dtype=torch.float32), info=Batch())
+
+
+@pytest.mark.parametrize("config", [
+    PPOConfig(batch_size=16),
+    PPOConfig(batch_size=16, dual_clip=3.0),
+    PPOConfig(batch_size=16, value_clip=True),
+    PPOConfig(batch_size=64, advantage_normalization=False),
+], ids=["plain", "dual-clip", "value-clip", "no-adv-norm"])
+def test_the_passes_give_tianshous_weights_and_stats(config: PPOConfig) -> None:
+    runs = []
+    for ours in (True, False):
+        torch.manual_seed(0)
+        algo = build_ppo(OBS, gym.spaces.Discrete(ACTIONS), config)
+        if not ours:
+            algo._update_with_batch = functools.partial(  # type: ignore[method-assign]
+                PPO._update_with_batch, algo)
+        np.random.seed(1)
+        stats = algo._update_with_batch(_chunk(0), config.batch_size, 3)
+        runs.append((list(algo.parameters()), stats))
+    (ours_params, ours_stats), (their_params, their_stats) = runs
+    for p, q in zip(ours_params, their_params, strict=True):
+        torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)
+    torch.manual_seed(0)
+    fresh = build_ppo(OBS, gym.spaces.Discrete(ACTIONS), config)
+    changed = any(not torch.equal(p, q) for p, q in zip(fresh.parameters(), ours_params,
+                                                        strict=True))
+    assert changed
+    assert ours_stats.gradient_steps == their_stats.gradient_steps > 0
+    for name in ("loss", "actor_loss", "vf_loss", "ent_loss"):
+        assert getattr(ours_stats, name).mean == pytest.approx(
+            getattr(their_stats, name).mean, rel=1e-5, abs=1e-6)
