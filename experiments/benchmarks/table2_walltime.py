@@ -122,6 +122,16 @@ def recovery_seconds(path: Path | None) -> dict[str, float]:
 
 
 @dataclasses.dataclass(frozen=True)
+class GridTask:
+    """One piece of the grid a worker runs whole: a run, or an RL agent's pre-training for a
+    seed, which that seed's runs of the agent wait for (`after`)."""
+
+    name: str
+    seconds: float  # CPU seconds, measured or modelled
+    after: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
 class MeasuredRuns:
     """Runs of the grid recorded at the paper's protocol: CPU seconds by (agent, novelty,
     seed), the env steps of each RL pre-training that ran (a run that loaded its pair's
@@ -175,6 +185,7 @@ def estimate(rates: dict[str, float], recovery: dict[str, float],
     post_s: dict[str, float] = {}
     measured_s: dict[str, float] = {}
     novelties: dict[str, int] = {}
+    tasks: dict[str, GridTask] = {}  # what a pool of workers would run, shared pre-training
     runs = 0
     for name in configs:
         config = load_experiment(name)
@@ -203,11 +214,19 @@ def estimate(rates: dict[str, float], recovery: dict[str, float],
                     post = (recovery[novelty] + (p.eta + 1) * p.eval_episodes * episode_s
                             + p.post_eval_episodes * episode_s)
                 for seed in config.seeds:
+                    run = f"{agent} {novelty} seed {seed}"
                     if (agent, novelty, seed) in measured.cpu:
                         measured_s[agent] += measured.cpu[(agent, novelty, seed)]
+                        tasks[run] = GridTask(run, measured.cpu[(agent, novelty, seed)])
+                        continue
+                    pre_s[agent] += pre
+                    post_s[agent] += post
+                    if agent.startswith("transfer_rl"):  # one pre-training per (agent, seed)
+                        first = f"{agent} pre-training seed {seed}"
+                        tasks.setdefault(first, GridTask(first, pre))
+                        tasks[run] = GridTask(run, post, after=first)
                     else:
-                        pre_s[agent] += pre
-                        post_s[agent] += post
+                        tasks[run] = GridTask(run, pre + post)
     shared = {a: measured_s[a] + post_s[a] + pre_s[a] / novelties[a] for a in pre_s}
     grid = sum(pre_s.values()) + sum(post_s.values()) + sum(measured_s.values())
     workers = 2
@@ -223,7 +242,8 @@ def estimate(rates: dict[str, float], recovery: dict[str, float],
             "cpu_hours": round(grid / 3600, 1),
             "wall_hours_on_2_cores": round(grid / workers / 3600, 1),
             "wall_hours_with_shared_pretraining": round(sum(shared.values()) / workers / 3600,
-                                                        1)}
+                                                        1),
+            "tasks": [dataclasses.asdict(t) for t in tasks.values()]}
 
 
 def main(argv: list[str] | None = None) -> int:
