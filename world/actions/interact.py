@@ -128,7 +128,7 @@ class Break(Action):
 
     def apply(self, world: World, agent: int, arg: Any) -> float:
         cell = world.front(agent)
-        tid = int(world.state.grid[cell])  # type: ignore[index]
+        tid = int(world.state.grid[cell])
         et = world.spec.entity_types[world.types.names[tid]]
         if et.hits > 1:
             damage = world.state.damage
@@ -227,7 +227,7 @@ class _Interaction(Action):
     def apply(self, world: World, agent: int, arg: Any) -> float:
         st = world.state
         cell = world.front(agent)
-        tid = int(st.grid[cell])  # type: ignore[index]
+        tid = int(st.grid[cell])
         rule = self.rule_of(world, tid)
         assert rule is not None
         for item, k in rule.consumes.items():

@@ -198,7 +198,7 @@ class BatchWorld:
     def success(self) -> np.ndarray:
         """The main agent holds the goal, per world."""
         inv = self.inventory(self.main)
-        return (inv[:, self._goal_ids] >= self._goal_counts).all(axis=1)
+        return np.asarray((inv[:, self._goal_ids] >= self._goal_counts).all(axis=1))
 
     def inventory(self, agent: int) -> np.ndarray:
         if self.engine == "worlds":

@@ -70,7 +70,9 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
     ``phase_index`` (one index per schedule); `reset` reports the phase too.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    # one for the class, as Gymnasium reads it (its stubs declare it per instance)
+    metadata: ClassVar[dict[str, Any]] = {  # type: ignore[misc]
+        "render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -173,7 +175,7 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
         """The observation of the current state (after the world changed under the env)."""
         return self._obs.build()
 
-    def render(self) -> str | np.ndarray | None:  # type: ignore[override]
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn(
                 "render() called without a render_mode; pass "
