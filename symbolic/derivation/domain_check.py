@@ -442,7 +442,7 @@ def _place(world: World, tid: int, rng: np.random.Generator, reachable: bool = F
         region = passable_regions(world).of(me[0] * w + me[1]).cells
         walk = walk & np.array([[bool(region >> (r * w + c) & 1) for c in range(w)]
                                 for r in range(st.grid.shape[0])])
-    cells = [tuple(int(v) for v in c) for c in free_cells(st.grid, world.spec, None)]
+    cells = [(int(r), int(c)) for r, c in free_cells(st.grid, world.spec, None)]
     cells = [
         c
         for c in cells
@@ -451,8 +451,8 @@ def _place(world: World, tid: int, rng: np.random.Generator, reachable: bool = F
     if not cells:
         return None
     cell = cells[int(rng.integers(len(cells)))]
-    world.set_cell(cell, tid)  # type: ignore[arg-type]
-    return cell  # type: ignore[return-value]
+    world.set_cell(cell, tid)
+    return cell
 
 
 def _face(world: World, tid: int, rng: np.random.Generator) -> bool:
@@ -465,7 +465,7 @@ def _face(world: World, tid: int, rng: np.random.Generator) -> bool:
         walk = _walkable(world)
         options = [
             (cell, d)
-            for cell in map(tuple, np.argwhere(walk).tolist())
+            for cell in [(r, c) for r, c in np.argwhere(walk).tolist()]
             for d, n in _neighbours(cell, st.grid.shape)
             if targets[n] and n != me
         ]  # air under the agent is not in front

@@ -157,7 +157,7 @@ def schema_from_action(
             )
         else:
             raise UnsupportedConstruct(f"{action.name}: effect {e} is outside the schema")
-    params = tuple(Param("?" + p.name, p.type.name) for p in action.parameters)  # type: ignore[attr-defined]
+    params = tuple(Param("?" + p.name, p.type.name) for p in action.parameters)
     return OperatorSchema(
         action.name, params, tuple(pre), tuple(eff), env_action or action.name, provenance
     )

@@ -136,11 +136,11 @@ def write_domain(
     lines.append(f"  (:requirements {' '.join(_requirements(problem))})")
     lines.append("  (:types")
     for t in problem.user_types:
-        father = t.father  # type: ignore[attr-defined]
+        father = t.father
         # a root must say "- object": PDDL typed lists run on, so a bare name would be read
         # as belonging to the next line's parent
-        parent = f" - {father.name}" if father is not None else " - object"  # type: ignore[union-attr]
-        lines.append(f"    {t.name}{parent}{_comment(prov.get('type:' + t.name))}")  # type: ignore[attr-defined]
+        parent = f" - {father.name}" if father is not None else " - object"
+        lines.append(f"    {t.name}{parent}{_comment(prov.get('type:' + t.name))}")
     lines.append("  )")
     constants = set(_constants(problem))
     if constants:
@@ -148,7 +148,7 @@ def write_domain(
         for o in problem.all_objects:
             if o.name in constants:
                 lines.append(
-                    f"    {o.name} - {o.type.name}"  # type: ignore[attr-defined]
+                    f"    {o.name} - {o.type.name}"
                     f"{_comment(prov.get('object:' + o.name))}"
                 )
         lines.append("  )")
@@ -186,7 +186,7 @@ def write_problem(problem: Problem, header: Iterable[str] = ()) -> str:
     objects = [o for o in problem.all_objects if o.name not in constants]
     if objects:
         lines.append("  (:objects")
-        lines += [f"    {o.name} - {o.type.name}" for o in objects]  # type: ignore[attr-defined]
+        lines += [f"    {o.name} - {o.type.name}" for o in objects]
         lines.append("  )")
     lines.append("  (:init")
     # every value, defaults included: an unlisted PDDL function is undefined, not 0, and
