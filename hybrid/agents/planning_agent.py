@@ -54,8 +54,8 @@ class RandomAgent:
         names = getattr(self.env.unwrapped, "action_names", None)
         if names is None:  # an env that is not nesyworld's: no names, no mask
             return int(self.rng.integers(self.env.action_space.n))
-        legal = np.flatnonzero(info["action_mask"]) if self.use_mask else np.arange(len(names))
-        legal = [int(i) for i in legal if names[i] != "give_up"] or list(range(len(names)))
+        allowed = np.flatnonzero(info["action_mask"]) if self.use_mask else np.arange(len(names))
+        legal = [int(i) for i in allowed if names[i] != "give_up"] or list(range(len(names)))
         return int(legal[self.rng.integers(len(legal))])
 
     def observe(self, *args: Any) -> None:

@@ -71,7 +71,8 @@ def play_batched(env: VectorEnv, seeds: Sequence[int], act: BatchActor,
     if env.num_envs != n:
         raise ValueError(f"{n} seeds for a vector env of {env.num_envs} copies")
     start = time.perf_counter()
-    obs, info = env.reset(seed=[int(s) for s in seeds])
+    # a seed per copy (the VectorEnv base class annotates one int)
+    obs, info = env.reset(seed=[int(s) for s in seeds])  # type: ignore[arg-type]
     mask = np.asarray(info["action_mask"], bool)
     running = np.ones(n, bool)
     steps = np.zeros(n, np.int64)

@@ -139,7 +139,8 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
             info.update(self._lifelong.phase_info(w.state.step))
         return self._obs.build(), info
 
-    def step(self, action: np.int64) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
+    def step(self, action: int | np.integer[Any]
+             ) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
         a = int(action)
         if not 0 <= a < self._n_actions:
             raise ValueError(f"action {action!r} is outside Discrete({self._n_actions})")
