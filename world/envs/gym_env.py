@@ -73,6 +73,8 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
     # one for the class, as Gymnasium reads it (its stubs declare it per instance)
     metadata: ClassVar[dict[str, Any]] = {  # type: ignore[misc]
         "render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    action_space: spaces.Discrete
+    """One action per name of `action_names`."""
 
     def __init__(
         self,

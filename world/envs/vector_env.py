@@ -44,6 +44,8 @@ class NesyVectorEnv(VectorEnv):
     # one for the class, as Gymnasium reads it (its stubs declare it per instance)
     metadata: ClassVar[dict[str, Any]] = {  # type: ignore[misc]
         "autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    single_action_space: spaces.Discrete
+    """One action per name of `action_names`."""
 
     def __init__(self, num_envs: int = 1, spec: WorldSpec | str | Path = "pogostick",
                  observation: ObservationConfig | str | dict[str, Any] | None = None,
