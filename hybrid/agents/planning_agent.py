@@ -194,7 +194,8 @@ class PlanningAgent:
             self._offered_seen = names
             self.detect_novelty()
         give_up = self.boundary.give_up
-        action = next(self._driver, give_up)  # type: ignore[arg-type]
+        assert self._driver is not None  # `reset` made it
+        action = next(self._driver, give_up)
         return names.index(action) if action in names else names.index(give_up)
 
     def observe(self, observation: Any, reward: float, terminated: bool, truncated: bool,

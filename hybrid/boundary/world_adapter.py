@@ -16,7 +16,7 @@ from typing import Any
 from nesyworld.hybrid.boundary.interface import Environment, OracleRefused, Outcome
 from nesyworld.hybrid.boundary.oracle_model import goal_reachable, relaxed_reachable
 from nesyworld.hybrid.execution.operators import GroundOperator
-from nesyworld.hybrid.execution.skills import Primitives, SkillStop, skill_actions
+from nesyworld.hybrid.execution.skills import Mode, Primitives, SkillStop, skill_actions
 from nesyworld.hybrid.knowledge.options import Knowledge
 from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
 from nesyworld.symbolic.derivation.derive import derive
@@ -141,12 +141,12 @@ class WorldAdapter:
     def goal_reached(self) -> bool:
         return bool(self._world.goal_reached())
 
-    def skill(self, op: GroundOperator, mode: str) -> Iterator[str | SkillStop]:
+    def skill(self, op: GroundOperator, mode: Mode) -> Iterator[str | SkillStop]:
         """The world's own skills (hybrid/execution/skills.py): the action, repeated as its
         operator says, or a walk of primitive moves in "primitive" mode."""
         if self._primitives is None:
             self._primitives = Primitives(self.body())
-        return skill_actions(self._world, op, mode, self._primitives)  # type: ignore[arg-type]
+        return skill_actions(self._world, op, mode, self._primitives)
 
     def run_policy(self, skill: Any) -> Iterator[str]:
         """A learned operator's env actions: its policy reads the observations of the world

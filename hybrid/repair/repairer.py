@@ -18,6 +18,7 @@ from typing import Any
 from nesyworld.hybrid.boundary.interface import Host
 from nesyworld.hybrid.boundary.world_adapter import oracle_adapter
 from nesyworld.hybrid.execution.monitor import OperatorFailure
+from nesyworld.hybrid.execution.skills import Mode
 from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, Knowledge
 from nesyworld.hybrid.knowledge.regime import kb_parents, observed_types
 from nesyworld.hybrid.repair.candidates import (
@@ -111,7 +112,7 @@ class ModelRepair:
     def __init__(self, kb: KnowledgeBase, planner: Planner,
                  config: RepairConfig = RepairConfig(),
                  skills: Mapping[str, Any] | None = None, known_types: Collection[str] = (),
-                 known_actions: Collection[str] = (), mode: str = "macro",
+                 known_actions: Collection[str] = (), mode: Mode = "macro",
                  knowledge: Knowledge = DEFAULT_KNOWLEDGE, refusals: Refusals = "explained"
                  ) -> None:
         self.kb = kb

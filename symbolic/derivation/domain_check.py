@@ -331,14 +331,18 @@ def _establish(
                 and _place(world, types.id(c.args[0]), rng, reachable=True) is None):
             problems.append(f"no free cell in reach to place {c.args[0]}")
     for c in pre:
-        is_facing = isinstance(c, Fact) and c.predicate == FACING and not _is_var(c.args[0])
-        if is_facing and not _face(world, types.id(c.args[0]), rng):  # type: ignore[union-attr]
-            problems.append(f"cannot face {c.args[0]}")  # type: ignore[union-attr]
+        if not isinstance(c, Fact):
+            continue
+        is_facing = c.predicate == FACING and not _is_var(c.args[0])
+        if is_facing and not _face(world, types.id(c.args[0]), rng):
+            problems.append(f"cannot face {c.args[0]}")
     for c in pre:
-        far = isinstance(c, Fact) and _LOOKAHEAD.match(c.predicate) and not _is_var(c.args[0])
-        if far and not _face_at(world, types.id(c.args[0]), int(c.predicate.split("_")[-1]),  # type: ignore[union-attr]
+        if not isinstance(c, Fact):
+            continue
+        far = _LOOKAHEAD.match(c.predicate) and not _is_var(c.args[0])
+        if far and not _face_at(world, types.id(c.args[0]), int(c.predicate.split("_")[-1]),
                                 rng):
-            problems.append(f"cannot stand {c.predicate} from {c.args[0]}")  # type: ignore[union-attr]
+            problems.append(f"cannot stand {c.predicate} from {c.args[0]}")
     for c in pre:
         if isinstance(c, Fact) and c.predicate == SPAWNING and not c.negated:
             _pend(world, types.id(c.args[0]), max(op.repeat, 1))
@@ -518,7 +522,7 @@ def _set_property(world: World, fact: Fact, rng: np.random.Generator) -> None:
         cell: tuple[int, int] | None = front
     else:
         found = np.argwhere(st.grid == tid).tolist()
-        cell = tuple(found[0]) if found else _place(world, tid, rng)  # type: ignore[assignment]
+        cell = (found[0][0], found[0][1]) if found else _place(world, tid, rng)
     if cell is not None:
         st.props.setdefault(cell, {})[fact.predicate] = True
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from unified_planning.model import FNode, Problem
+from unified_planning.model import Effect, Fluent, FNode, Problem
 
 from nesyworld.symbolic.derivation.derive import Derivation
 from nesyworld.symbolic.planning.problems import classical_problem, numeric_problem
@@ -70,18 +70,18 @@ def _conjuncts(node: FNode) -> list[FNode]:
     return list(node.args) if node.is_and() else [node]
 
 
-def _effect(e: object) -> str:
-    fluent, value = e.fluent, e.value  # type: ignore[attr-defined]
-    if e.is_increase():  # type: ignore[attr-defined]
+def _effect(e: Effect) -> str:
+    fluent, value = e.fluent, e.value
+    if e.is_increase():
         body = f"(increase {_atom(fluent)} {_expr(value)})"
-    elif e.is_decrease():  # type: ignore[attr-defined]
+    elif e.is_decrease():
         body = f"(decrease {_atom(fluent)} {_expr(value)})"
     elif value.is_bool_constant():
         body = _atom(fluent) if value.bool_constant_value() else f"(not {_atom(fluent)})"
     else:
         body = f"(assign {_atom(fluent)} {_expr(value)})"
-    if e.is_conditional():  # type: ignore[attr-defined]
-        return f"(when {_expr(e.condition)} {body})"  # type: ignore[attr-defined]
+    if e.is_conditional():
+        return f"(when {_expr(e.condition)} {body})"
     return body
 
 
@@ -153,9 +153,9 @@ def write_domain(
                 )
         lines.append("  )")
 
-    def signature(f: object) -> str:
-        params = " ".join(f"?{p.name} - {p.type.name}" for p in f.signature)  # type: ignore[attr-defined]
-        return f"({f.name}{' ' + params if params else ''})"  # type: ignore[attr-defined]
+    def signature(f: Fluent) -> str:
+        params = " ".join(f"?{p.name} - {p.type.name}" for p in f.signature)
+        return f"({f.name}{' ' + params if params else ''})"
 
     predicates = [f for f in problem.fluents if f.type.is_bool_type()]
     functions = [f for f in problem.fluents if not f.type.is_bool_type()]

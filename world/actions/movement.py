@@ -94,7 +94,9 @@ class Move(Action):
         return out
 
     def apply(self, world: World, agent: int, arg: Any) -> float:
-        world.move_agent(agent, self._target(world, agent))  # type: ignore[arg-type]
+        target = self._target(world, agent)
+        assert target is not None  # `check` passed: the cell is on the map
+        world.move_agent(agent, target)
         return self.cost
 
 

@@ -51,7 +51,8 @@ class BatchWorld:
                 raise
             self.why_not, engine = str(err), "worlds"
         self.engine = engine or "compiled"
-        self.shape: tuple[int, int] = tuple(self.spec.map.size)  # type: ignore[assignment]
+        rows, columns = self.spec.map.size
+        self.shape: tuple[int, int] = (rows, columns)
         goal = self.template._goal
         self._goal_ids, self._goal_counts = np.flatnonzero(goal), goal[np.flatnonzero(goal)]
         self._builders: dict[tuple[int, int | None], list[Any]] = {}

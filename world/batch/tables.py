@@ -9,6 +9,7 @@ with the same results, only slower.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -230,12 +231,13 @@ def _properties(world: World) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _rule_row(rule: InteractionRule, index: dict[str, int], bits: object, row: np.ndarray,
+def _rule_row(rule: InteractionRule, index: dict[str, int],
+              bits: Callable[[dict[str, bool]], tuple[int, int]], row: np.ndarray,
               consumes: np.ndarray, gives: np.ndarray) -> None:
     row[RULE_HAS] = 1
     row[RULE_HOLDING] = index[rule.holding] if rule.holding else -1
-    row[WHEN_MASK], row[WHEN_VAL] = bits(dict(rule.when))  # type: ignore[operator]
-    row[SETS_MASK], row[SETS_VAL] = bits(dict(rule.sets))  # type: ignore[operator]
+    row[WHEN_MASK], row[WHEN_VAL] = bits(dict(rule.when))
+    row[SETS_MASK], row[SETS_VAL] = bits(dict(rule.sets))
     row[REMOVES] = rule.removes
     row[BECOMES] = index[rule.becomes]
     for item, k in rule.consumes.items():
