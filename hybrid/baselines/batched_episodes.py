@@ -105,10 +105,9 @@ def evaluate_policy(env: gym.Env, policy: Policy, seeds: Sequence[int],
     acts as `policy_actions` says. The caller checks `steady_world` and that the world is
     the one the episodes play in (after a novelty: reset `env` first)."""
     inner: Any = env.unwrapped
-    venv = VectorForbidActions(
-        NesyVectorEnv(len(seeds), spec=inner.world.spec, observation=inner.config),
-        tuple(forbidden), action_masks)
-    if tuple(venv.unwrapped.action_names) != tuple(inner.action_names):  # type: ignore[attr-defined]
+    copies = NesyVectorEnv(len(seeds), spec=inner.world.spec, observation=inner.config)
+    venv = VectorForbidActions(copies, tuple(forbidden), action_masks)
+    if tuple(copies.action_names) != tuple(inner.action_names):
         raise RuntimeError("the batched copies name their actions otherwise than the env")
 
     def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
