@@ -35,7 +35,7 @@ def type_graph(source: Derivation | SpecLike) -> nx.DiGraph:
     keep only the first; the edge attribute ``primary`` marks it). Nodes have ``kind``
     ``category`` or ``concrete`` and their registry ``provenance``."""
     d = source if isinstance(source, Derivation) else derive(_spec(source))
-    g = nx.DiGraph(name=d.name)
+    g: nx.DiGraph[str] = nx.DiGraph(name=d.name)
     for t in d.types:
         g.add_node(t.name, kind="category", provenance=t.provenance)
     for o in d.objects:
@@ -68,7 +68,7 @@ def recipe_graph(spec: SpecLike | Derivation) -> nx.DiGraph:
     one, and the oven's recipes need it, so that step shows up as a prerequisite too.
     """
     ws = _spec(spec)
-    g = nx.DiGraph(name=ws.name, goal=dict(ws.goal))
+    g: nx.DiGraph[str] = nx.DiGraph(name=ws.name, goal=dict(ws.goal))
     main = ws.agents[ws.main_agent]
     on_map = {p.type for p in ws.map.objects if p.quantity > 0 or p.at}
     on_map |= {a.type for a in ws.agents.values()}
@@ -123,10 +123,15 @@ def recipe_graph(spec: SpecLike | Derivation) -> nx.DiGraph:
             g.add_edge(node, item(name_), count=k, role="output")
         if attrs.get("spawn"):
             g.add_edge(node, entity(attrs["spawn"]), count=1, role="spawn")
+        needs, sets = attrs.get("needs", {}), attrs.get("sets", {})
+        if not (needs or sets):
+            return
+        # a rule's condition or effect is on the entity the rule belongs to
         owner = attrs.get("source") or attrs.get("station") or attrs.get("trader")
-        for prop, value in attrs.get("needs", {}).items():
+        assert owner is not None, f"{node} sets or needs a property of no entity"
+        for prop, value in needs.items():
             g.add_edge(prop_node(owner, prop, value), node, count=0, role="condition")
-        for prop, value in attrs.get("sets", {}).items():
+        for prop, value in sets.items():
             g.add_edge(node, prop_node(owner, prop, value), count=0, role="sets")
 
     def prop_node(owner: str, prop: str, value: bool) -> str:
@@ -246,7 +251,7 @@ STYLE = dict(
     use="#d0e0e3",
 )
 STYLE["break"] = "#fce5cd"
-CENTRED = {"ha": "center", "va": "center"}
+CENTRED: dict[str, Any] = {"ha": "center", "va": "center"}
 COUNT_BOX = {"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.85}
 
 
@@ -257,7 +262,7 @@ def _layout(
     virtual node in each column it crosses (so it is routed around the nodes there), then
     barycentre sweeps order every column so edges cross less. Returns the positions and, per
     edge, the virtual nodes it passes through."""
-    lay = nx.DiGraph()
+    lay: nx.DiGraph[Any] = nx.DiGraph()  # the nodes and the virtual nodes
     lay.add_nodes_from(h)
     col: dict[Any, int] = dict(depth)
     routes: dict[tuple[str, str], list[Any]] = {}
@@ -304,9 +309,9 @@ def draw_recipe_graph(
 
     g = spec if isinstance(spec, nx.DiGraph) else recipe_graph(spec)
     depth = layers(g)  # on the full graph: stations and traders are prerequisites too
-    h = nx.DiGraph(
+    h: nx.DiGraph[str] = nx.DiGraph(
         g.edge_subgraph(
-            (u, v) for u, v, r in g.edges(data="role") if r not in ("station", "trader")
+            (u, v) for u, v, a in g.edges(data=True) if a.get("role") not in ("station", "trader")
         )
     )
     goals = [n for n in g.graph.get("goal", {}) if n in g]
@@ -374,7 +379,8 @@ def _node(ax: Any, n: str, a: dict[str, Any], xy: tuple[float, float], useful: b
     alpha = 1.0 if useful else 0.35
     if a["bipartite"] == 0:
         face = STYLE["goal"] if a["goal"] else STYLE["raw"] if a["raw"] else STYLE[a["kind"]]
-        text, font = n, {"fontsize": 9, "fontweight": "bold" if a["goal"] else "normal"}
+        text = n
+        font: dict[str, Any] = {"fontsize": 9, "fontweight": "bold" if a["goal"] else "normal"}
         box = {
             "boxstyle": "square,pad=0.4",
             "fc": face,

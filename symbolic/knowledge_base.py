@@ -123,10 +123,11 @@ class KnowledgeBase:
             if known is not None:
                 op = replace(op, cost=known.cost, macro=known.macro, notes=known.notes,
                              repeat=known.repeat)
-            same = known is not None and (set(op.preconditions), set(op.effects), op.params
-                                          ) == (set(known.preconditions), set(known.effects),
-                                                known.params)
-            entries[op.name] = Entry(known if same else op, "derived" if same else "edited")
+            if known is not None and (set(op.preconditions), set(op.effects), op.params) == (
+                    set(known.preconditions), set(known.effects), known.params):
+                entries[op.name] = Entry(known, "derived")
+            else:
+                entries[op.name] = Entry(op, "edited")
         return cls(base, entries)
 
     # --- contents ------------------------------------------------------------------------

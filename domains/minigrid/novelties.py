@@ -8,29 +8,35 @@ one runs with `nesyworld run <task> --novelty nesyworld.domains.minigrid.novelti
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 from minigrid.core.mission import MissionSpace
 from minigrid.core.world_object import Door, Floor, Lava
+from minigrid.minigrid_env import MiniGridEnv
 
 TOGGLE, FORWARD, DONE = 5, 2, 6
 """MiniGrid's action indices (minigrid.core.actions.Actions)."""
 
 
-class _Novelty(gym.Wrapper):  # type: ignore[type-arg]
+class _Novelty(gym.Wrapper):
     task = ""
     level = ""
     category = ""
     description = ""
 
+    @property
+    def _minigrid(self) -> MiniGridEnv:
+        """The MiniGrid env under the wrappers (Gymnasium types `unwrapped` as any Env)."""
+        return cast(MiniGridEnv, self.env.unwrapped)
+
     def cells(self) -> list[tuple[int, int, Any]]:
-        grid = self.env.unwrapped.grid
+        grid = self._minigrid.grid
         return [(x, y, grid.get(x, y)) for x in range(grid.width) for y in range(grid.height)
                 if grid.get(x, y) is not None]
 
     def front(self) -> Any:
-        u = self.env.unwrapped
+        u = self._minigrid
         x, y = int(u.front_pos[0]), int(u.front_pos[1])
         return u.grid.get(x, y) if 0 <= x < u.grid.width and 0 <= y < u.grid.height else None
 
@@ -60,7 +66,7 @@ class KeyConsumed(_Novelty):
         locked = isinstance(obj, Door) and obj.is_locked
         out = self.env.step(action)
         if action == TOGGLE and locked and not obj.is_locked:
-            self.env.unwrapped.carrying = None
+            self._minigrid.carrying = None
         return out
 
 
@@ -91,7 +97,7 @@ class CooledLava(_Novelty):
 
     def reset(self, **kwargs: Any) -> Any:
         out = self.env.reset(**kwargs)
-        grid = self.env.unwrapped.grid
+        grid = self._minigrid.grid
         for x, y, obj in self.cells():
             if isinstance(obj, Lava):
                 grid.set(x, y, Floor("red"))
@@ -108,15 +114,17 @@ class FetchTheKey(_Novelty):
     MISSION = "pick up the yellow key"
 
     def reset(self, **kwargs: Any) -> Any:
-        u = self.env.unwrapped
-        u.observation_space.spaces["mission"] = MissionSpace(mission_func=lambda: self.MISSION)
+        u = self._minigrid
+        space = u.observation_space
+        assert isinstance(space, gym.spaces.Dict), "MiniGrid observes a dict"
+        space.spaces["mission"] = MissionSpace(mission_func=lambda: self.MISSION)
         obs, info = self.env.reset(**kwargs)
         u.mission = self.MISSION
         return {**obs, "mission": self.MISSION}, info
 
     def step(self, action: Any) -> Any:
         obs, _, terminated, truncated, info = self.env.step(action)
-        u = self.env.unwrapped
+        u = self._minigrid
         done = u.carrying is not None and u.carrying.type == "key"
         reward = 1 - 0.9 * (u.step_count / u.max_steps) if done else 0.0
         return obs, reward, bool(done or terminated), truncated, info

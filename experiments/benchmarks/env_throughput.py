@@ -86,7 +86,8 @@ def breakdown(steps: int, seed: int) -> dict[str, float]:
     """Microseconds per env step spent in each part of `NesyGridEnv.step` (and in resets),
     measured by timing those calls during a `run` of the unwrapped env."""
     env: Any = gymnasium.make(ENV_ID).unwrapped
-    world, spent = env.world, {}
+    world = env.world
+    spent: dict[str, float] = {}
     parts = {"act (main agent)": (world, "act"), "NPCs": (world, "step_npcs"),
              "end of round": (world, "end_round"), "goal test": (world, "goal_reached"),
              "action mask": (world, "action_mask"), "observation": (env._obs, "build"),

@@ -28,6 +28,7 @@ import statistics
 import tempfile
 import time
 import warnings
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,14 @@ def _uncached(planner: Planner) -> Planner:
     return planner
 
 
+def _plan_uncached(planner: Planner, d: Any) -> Any:
+    return _uncached(planner).plan(d)
+
+
+def _plannable_uncached(planner: Planner, d: Any) -> Any:
+    return _uncached(planner).plannable(d)
+
+
 def plan_lengths(spec: str, novelties: list[str], planners: list[str]) -> list[dict[str, Any]]:
     """Each planner's plan length on the task after each novelty (and before any)."""
     out = []
@@ -170,7 +179,7 @@ def measure(spec: str, repeat: int, planners: list[str]) -> dict[str, Any]:
         if info.engine == IN_PROCESS:
             continue  # no process, no translator: nothing starts per call
         engine_call(info, trivial)  # first call imports the engine's package
-        startup[name] = best_time(lambda info=info: engine_call(info, trivial), repeat)
+        startup[name] = best_time(partial(engine_call, info, trivial), repeat)
         row(f"{name}: trivial problem (start-up + translation)", startup[name])
 
     for name in startup:  # what working out the problem's kind once saves a call
@@ -200,16 +209,16 @@ def measure(spec: str, repeat: int, planners: list[str]) -> dict[str, Any]:
             length=length,
             status=status,
         )
-        warm = best_time(lambda p=planner: _uncached(p).plan(d), repeat * WARM_CALLS)
+        warm = best_time(partial(_plan_uncached, planner, d), repeat * WARM_CALLS)
         planned[name]["warm_s"] = warm
         row(f"{name}: plan, warm (same Planner, plan cache emptied)", warm, NOVELGYM_METRIC_FF,
             length=length, status=status)
         row(f"{name}: plannable, uncached (same Planner)",
-            best_time(lambda p=planner: _uncached(p).plannable(d), repeat * WARM_CALLS))
-        row(f"{name}: plan, cached (second call)", mean_time(lambda p=planner: p.plan(d), 1000))
-        row(f"{name}: plannable, cached", mean_time(lambda p=planner: p.plannable(d), 10_000))
+            best_time(partial(_plannable_uncached, planner, d), repeat * WARM_CALLS))
+        row(f"{name}: plan, cached (second call)", mean_time(partial(planner.plan, d), 1000))
+        row(f"{name}: plannable, cached", mean_time(partial(planner.plannable, d), 10_000))
 
-    breakdown: dict[str, float] = {}
+    breakdown: dict[str, Any] = {}
     fd = next((n for n in planners if PLANNERS[n].engine == "fast-downward"), None)
     if fd is not None:
         result, total = min(

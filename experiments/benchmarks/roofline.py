@@ -127,7 +127,8 @@ class _Recorder:
             return self._note(a, b, bias=True)
 
         for formula in (mm, addmm):
-            formula._get_raw = True  # type: ignore[attr-defined]  # tensors, not shapes
+            # tensors, not shapes: the function attribute FlopCounterMode reads
+            formula.__dict__["_get_raw"] = True
         return {aten.mm: mm, aten.addmm: addmm}
 
 

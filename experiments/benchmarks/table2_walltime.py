@@ -81,13 +81,13 @@ def rl_rates(steps: int, settings: RLOverrides = RLOverrides()) -> dict[str, flo
     agent.learn(steps=min(steps, 500))
     t = time.perf_counter()
     agent.learn(steps=steps)
-    train = steps / (time.perf_counter() - t)
+    train_rate = steps / (time.perf_counter() - t)
     # the protocol's path: 100 evaluation episodes at once on the batched core
     seeds = [RunSeeds(0).evaluation(k) for k in range(100)]
     agent.evaluate(seeds[:2], 400)  # warm-up: the batched kernels' first call
     t = time.perf_counter()
     acted = sum(r.steps for r in agent.evaluate(seeds, 400))
-    return {"train_steps_per_s": train, "act_steps_per_s": acted / (time.perf_counter() - t)}
+    return {"train_steps_per_s": train_rate, "act_steps_per_s": acted / (time.perf_counter() - t)}
 
 
 def planning_rate(episodes: int = 20) -> float:

@@ -35,6 +35,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 
 import gymnasium as gym
 import numpy as np
@@ -143,6 +144,11 @@ def _rate(epochs: list[EpochRecord]) -> float:
     return sum(e.epoch_steps for e in epochs) / seconds
 
 
+def _case_rate(case: BenchmarkCase) -> float:
+    """Training steps/s of one run of `case`."""
+    return _rate(case.run().epochs)
+
+
 def paired(ours: Callable[[], float], reference: Callable[[], float],
            repeats: int) -> tuple[float, float]:
     """Best of `repeats` runs of each, alternated: other jobs on a shared machine only ever
@@ -191,7 +197,7 @@ def measure(steps: int, num_envs: int, minibatch: int = 2048, passes: int = 4,
         return Row(setting.name, got, ref_name, ref, env_only=env_only)
 
     ppo_rows = ppo_settings(steps, num_envs, chunk, minibatch, passes, threads)
-    rows = [row(s, lambda s=s: _rate(s.run().epochs), raw) for s in ppo_rows]
+    rows = [row(s, partial(_case_rate, s), raw) for s in ppo_rows]
     settings: list[BenchmarkCase | None] = [*ppo_rows]
     kb = KnowledgeBase.from_world(SPEC)
     if recovery:
@@ -204,7 +210,7 @@ def measure(steps: int, num_envs: int, minibatch: int = 2048, passes: int = 4,
         for mb in minibatches:
             setting = recovery_setting(world, failure, kb, steps, mb)
             settings.append(setting)
-            rows.append(row(setting, lambda s=setting: _rate(s.run().epochs), rec_raw))
+            rows.append(row(setting, partial(_case_rate, setting), rec_raw))
     if rl_baseline:
         batched = rl_rate(steps, num_envs, True, kb)
         settings.append(None)

@@ -111,8 +111,8 @@ def recovery_setting(world: World, failure: OperatorFailure, kb: KnowledgeBase,
     rc = RecoveryConfig()
     if minibatch is not None:
         rc = replace(rc, ppo=replace(rc.ppo, batch_size=minibatch))
-    factory = recovery_env_factory(world.spec, failure.snapshot,  # type: ignore[arg-type]
-                                   failure, kb, rc.env)
+    assert failure.snapshot is not None  # an operator's failure in a run keeps its state
+    factory = recovery_env_factory(world.spec, failure.snapshot, failure, kb, rc.env)
     config = replace(rc.train, step_budget=rc.train.step_budget if steps is None else steps,
                      stop_on_convergence=False)
     name = (f"recovery training, PPO+ICM (Axe failure; {config.num_envs} envs, chunk "

@@ -84,8 +84,8 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         if unknown:
             raise UsageError(f"--{field}: {', '.join(unknown)} not in the config's {field}; "
                              f"expected some of {', '.join(getattr(config, field))}")
-        config = dataclasses.replace(config, **{field: tuple(
-            c for c in getattr(config, field) if c in chosen)})
+        kept: dict[str, Any] = {field: tuple(c for c in getattr(config, field) if c in chosen)}
+        config = dataclasses.replace(config, **kept)
     backend = args.backend or ("ray" if args.address else config.backend)
     if args.address and backend != "ray":
         raise UsageError("--address: is for --backend ray")

@@ -257,13 +257,6 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None,
 
         progress = RecoveryProgress(agent.on_event, console.get())  # the events' console
         agent.on_progress = progress.advance  # per collected chunk, between epochs
-    shown = progress
-
-    def on_event(event: Any) -> None:
-        if detail["all"] or event.kind in ("failure", "recovery", "learning", "learned",
-                                           "recovery_failed", "repaired", "repair_failed",
-                                           "novelty"):
-            shown(event)
 
     def on_episode(k: int, result: Any) -> None:
         detail["all"] = False
@@ -272,7 +265,15 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None,
                           f"{'success' if result.success else 'failure'} in {result.steps} "
                           f"steps, {len(result.failures)} operator failures", highlight=False)
 
-    if shown is not None:
+    if progress is not None:
+        shown = progress
+
+        def on_event(event: Any) -> None:
+            if detail["all"] or event.kind in ("failure", "recovery", "learning", "learned",
+                                               "recovery_failed", "repaired", "repair_failed",
+                                               "novelty"):
+                shown(event)
+
         agent.on_event = on_event
     if live is not None:  # --studio: a LiveRun (experiments/studio/live_run.py)
         live.attach(agent)

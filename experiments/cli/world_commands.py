@@ -56,7 +56,7 @@ def cmd_specs(args: argparse.Namespace) -> int:
     from nesyworld.domains import shipped_specs
     from nesyworld.world import load_spec
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, path in shipped_specs().items():
         spec = load_spec(path)
         rows.append({"name": name, "path": str(path), "size": list(spec.map.size),
@@ -98,7 +98,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     spec = load_spec(args.spec)
     world = World(spec, seed=0)
-    summary = {
+    summary: dict[str, Any] = {
         "name": spec.name,
         "source": spec.source,
         "types": list(spec.entity_types),

@@ -163,7 +163,7 @@ def run_seed(config: ContinualConfig, seed: int, out: Path, done: dict[int, Stag
         t0 = time.perf_counter()
         # a new agent on this task's world, with the weights and optimiser carried over: the
         # plan shaping must use this task's goal, and the agent derives it from its kb
-        agent = RLAgent(envs[i], KnowledgeBase.from_world(envs[i].unwrapped.world),
+        agent = RLAgent(envs[i], KnowledgeBase.from_world(envs[i].world),
                         rl_config(config, task, seed, i), checkpoint=agent.checkpoint)
         steps = int(agent.learn()["env_steps"]) if task.budget > 0 else 0
         agent.save(_checkpoint(out, seed, i))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rich.console import JustifyMethod
 from rich.table import Table
 
 from nesyworld.experiments.generality.run import tally
@@ -20,9 +21,11 @@ def generality_table(records: Sequence[dict[str, Any]]) -> Table:
                       f"{r.get('refusals', 'explained')} refusals" for r in records})
     title = "generality: unprepared novelties" + (f" ({'; '.join(regimes)})" if regimes else "")
     table = Table(title=title, caption=caption)
-    for name, justify in (("case", "left"), ("breaks plan", "center"), ("detected at", "left"),
-                          ("how", "left"), ("S_post", "right"), ("T_adapt", "right")):
-        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("case", "left"), ("breaks plan", "center"), ("detected at", "left"), ("how", "left"),
+        ("S_post", "right"), ("T_adapt", "right"))
+    for name, justify in columns:
+        table.add_column(name, justify=justify, overflow="fold")
     for r in records:
         detected = r["detected_at"] if r["breaks_plan"] else "-"
         t_adapt = "-" if r["t_adapt"] is None else f"{r['t_adapt']:,}"

@@ -33,6 +33,7 @@ class GreedyScheduleAgent:
         self.env = env
         world = env.unwrapped.world
         spec: WorldSpec = world.spec
+        assert spec.lifelong is not None, "made for lifelong specs (load_lifelong)"
         self.lifelong = spec.lifelong
         self.names = env.unwrapped.action_names
         self.sources = [t for t in spec.concrete_types
@@ -80,6 +81,9 @@ class GreedyScheduleAgent:
 def harvest_script(spec: WorldSpec, steps: int) -> list[str]:
     """Approach and break every regrowing type in turn, for `steps` actions: blind to the
     schedule, so it shows what ignoring the phases costs."""
+    if spec.lifelong is None:
+        raise ValueError(f"spec '{spec.name}' is not lifelong: the scripted agent has no "
+                         "harvest to loop over")
     loop = [a for t in spec.lifelong.regrow for a in (f"approach_{t}", "break")]
     if not loop:
         raise ValueError(f"spec '{spec.name}' regrows nothing: the scripted agent has no "

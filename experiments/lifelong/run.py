@@ -89,6 +89,8 @@ def run_lifelong(source: str | Path | WorldSpec, agent: str = "random", steps: i
     if steps < 1 or window < 1:
         raise ValueError(f"steps and window must be >= 1, got steps={steps}, window={window}")
     spec = load_lifelong(source)
+    lifelong = spec.lifelong
+    assert lifelong is not None  # load_lifelong refuses the others
     env = NesyGridEnv(spec)
     obs, info = env.reset(seed=seed)
     actor = make_agent(agent, env, steps, seed)
@@ -107,7 +109,7 @@ def run_lifelong(source: str | Path | WorldSpec, agent: str = "random", steps: i
     for lo in range(0, len(rewards), window):
         chunk = rewards[lo:lo + window]
         run.windows.append(Window(lo, lo + len(chunk), sum(chunk), sum(chunk) / len(chunk),
-                                  spec.lifelong.phase_name(lo)))
+                                  lifelong.phase_name(lo)))
     run.total_reward = sum(rewards)
     log.info("lifelong %s/%s: %d steps in %.2fs (%.0f steps/s), reward %.1f", spec.name, agent,
              len(rewards), run.seconds, run.steps_per_second, run.total_reward)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nesyworld.experiments.config_files import shipped_of_kind
 from nesyworld.experiments.config_reading import (
@@ -39,9 +39,12 @@ from nesyworld.world.spec.observation import parse_observation
 from nesyworld.world.spec.reader import SpecReader as Reader
 from nesyworld.world.spec.yaml_source import SourceMap
 
+if TYPE_CHECKING:
+    from nesyworld.hybrid.execution.skills import Mode
+
 MATRIX_AGENTS = ("planning", "random")
 """Agents cheap enough to fill a matrix (each cell is several whole episodes)."""
-MODES = ("macro", "primitive")
+MODES: tuple[Mode, ...] = ("macro", "primitive")
 BASELINE = "none"
 """The column of runs without any novelty."""
 
@@ -69,7 +72,7 @@ class MatrixConfig:
     agents: tuple[str, ...]
     seeds: tuple[int, ...]
     episodes: int = 3
-    mode: str = "macro"
+    mode: Mode = "macro"
     noise: float = 0.0
     source: str = ""
 

@@ -170,7 +170,8 @@ def matrix_tables(config: MatrixConfig, records: list[Record]) -> list[MatrixTab
                 rates.setdefault((r["scenario"], r["novelty"]), []).append(r["success_rate"])
             elif r["status"] == "error":
                 errors += 1
-        cells = {k: float(np.mean(v)) for k, v in rates.items()}
+        cells: dict[tuple[str, str], float | None] = {
+            k: float(np.mean(v)) for k, v in rates.items()}
         seeds = {k: len(v) for k, v in rates.items()}
         tables.append(MatrixTable(agent, rows, columns, cells, seeds, errors))
     return tables

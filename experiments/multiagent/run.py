@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,7 @@ class LearnerView(gym.Env[Any, int]):
         self.driver = _Driver(self.env, {k: v for k, v in policies.items() if k != learner},
                               seed)
         self.observation_space = self.env.observation_space(learner)
-        self.action_space = self.env.action_space(learner)  # type: ignore[assignment]
+        self.action_space = self.env.action_space(learner)
         self._obs: dict[str, Any] = {}
         self._infos: dict[str, Any] = {}
 
@@ -213,11 +214,11 @@ def train_multiagent(spec: WorldSpec | str | Path, config: MultiAgentTrainConfig
                              stop_on_convergence=False, seed=RunSeeds(config.seed).learner,
                              env_seed=RunSeeds(config.seed).map("learner_envs", 20_000 * rnd),
                              max_episode_steps=spec.max_steps)
-            result = train(lambda n=name, f=frozen: LearnerView(spec, n, f, config.seed),
+            result = train(partial(LearnerView, spec, name, frozen, config.seed),
                            tc, ppo, init=checkpoints.get(name))
             checkpoints[name] = result.checkpoint()
             policy = result.policy
-            policies[name] = lambda obs, mask, p=policy: p.act(obs, mask, greedy=False)
+            policies[name] = partial(policy.act, greedy=False)
             steps[name] += result.env_steps
     eval_seed = config.seed  # a run seed: its evaluation maps, never used in training
     ret, rate, team = evaluate(spec, policies, config.eval_episodes, eval_seed)

@@ -52,7 +52,7 @@ from nesyworld.world.spec.reader import SpecReader as Reader
 from nesyworld.world.spec.yaml_source import SourceMap
 
 Backend = Literal["local", "ray"]
-BACKENDS: tuple[str, ...] = ("local", "ray")
+BACKENDS: tuple[Backend, ...] = ("local", "ray")
 
 TOP_KEYS = {
     "name": "the experiment's name (default: the file's stem)",

@@ -107,7 +107,7 @@ def _figure(agents: Mapping[str, Sequence[Mapping[str, Any]]], order: Sequence[s
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     for i, agent in enumerate(order):
-        style = {"color": f"C{i % 10}", "marker": MARKERS[i % len(MARKERS)],
+        style: dict[str, Any] = {"color": f"C{i % 10}", "marker": MARKERS[i % len(MARKERS)],
                  "linestyle": LINESTYLES[i % len(LINESTYLES)]}
         n = len(agents[agent])
         label: str | None = f"{agent} ({n} seed{'' if n == 1 else 's'})"

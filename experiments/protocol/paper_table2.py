@@ -42,7 +42,7 @@ class PaperRow:
 def load_paper_table2(path: str | Path | None = None) -> list[PaperRow]:
     """The paper's table 2 as shipped in experiments/data (10 seeds a line)."""
     resource = (Path(path) if path is not None
-                else files("nesyworld.experiments").joinpath("data", "novelgym_table2.csv"))
+                else files("nesyworld.experiments") / "data" / "novelgym_table2.csv")
     rows = []
     for line in csv.DictReader(resource.read_text().splitlines()):
         stats = {m: None if line[f"{m}_mean"] == "" else

@@ -127,6 +127,13 @@ def _metrics(records: Iterable[Mapping[str, Any]], impact_tolerance: float) -> l
     return out
 
 
+def _every_run(values: Iterable[float]) -> Stat:
+    """The Stat of a metric every run has, over a group of at least one run."""
+    stat = Stat.of(values)
+    assert stat is not None, "a group has at least one run"
+    return stat
+
+
 def table2_rows(records: Iterable[Mapping[str, Any]], impact_tolerance: float = 0.0
                 ) -> list[Table2Row]:
     """Mean ± std over seeds per (domain, novelty, agent), from the `ok` records only."""
@@ -138,11 +145,11 @@ def table2_rows(records: Iterable[Mapping[str, Any]], impact_tolerance: float = 
         count = {a: sum(m.adaptation is a for m in ms) for a in Adaptation}
         rows.append(Table2Row(
             domain, novelty, agent, len(ms),
-            s_pre=Stat.of(m.s_pre for m in ms), i_novelty=Stat.of(m.i_novelty for m in ms),
+            s_pre=_every_run(m.s_pre for m in ms), i_novelty=_every_run(m.i_novelty for m in ms),
             t_adapt_env_steps=Stat.of(m.t_adapt_env_steps for m in ms),
             t_adapt_actions=Stat.of(m.t_adapt_actions for m in ms),
             t_adapt_cpu_seconds=Stat.of(m.t_adapt_cpu_seconds for m in ms),
-            s_post=Stat.of(m.s_post for m in ms), delta_t=Stat.of(m.delta_t for m in ms),
+            s_post=_every_run(m.s_post for m in ms), delta_t=Stat.of(m.delta_t for m in ms),
             adapted=count[Adaptation.ADAPTED], not_adapted=count[Adaptation.NOT_ADAPTED],
             not_needed=count[Adaptation.NOT_NEEDED],
             detected=sum(m.detected for m in ms),

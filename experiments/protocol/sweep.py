@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -54,6 +54,9 @@ from nesyworld.experiments.protocol.results_file import (
 DEFAULT_RUN_FN = "nesyworld.experiments.protocol.run:run_protocol"
 Record = dict[str, Any]
 RunFn = Callable[[RunSpec], dict[str, Any]]
+RunArgs = tuple["str | RunFn", str, dict[str, Any]]
+"""What every run of a sweep is given besides its spec: the run function, the code version
+and the experiment (`execute_run`'s arguments)."""
 
 
 # ---------------------------------------------------------------- records and their file
@@ -150,7 +153,8 @@ def _watch_parent() -> None:
 # ---------------------------------------------------------------- backends
 
 
-def _local(todo: Sequence[RunSpec], args: tuple[Any, ...], workers: int) -> Iterator[Record]:
+def _local(todo: Sequence[RunSpec], args: RunArgs, workers: int
+           ) -> Generator[Record, None, None]:
     """Runs in a process pool (spawned workers: no fork of the display thread), yielded as
     they finish."""
     import multiprocessing
@@ -175,8 +179,8 @@ def _local(todo: Sequence[RunSpec], args: tuple[Any, ...], workers: int) -> Iter
         pool.shutdown(wait=clean, cancel_futures=True)
 
 
-def _ray(todo: Sequence[RunSpec], args: tuple[Any, ...], workers: int | None,
-         address: str | None) -> Iterator[Record]:
+def _ray(todo: Sequence[RunSpec], args: RunArgs, workers: int | None,
+         address: str | None) -> Generator[Record, None, None]:
     """The same runs as Ray tasks, one CPU each, yielded as they finish."""
     try:
         import ray
@@ -242,7 +246,7 @@ def run_experiment(config: ExperimentConfig, out: Path,
         todo = [s for s in runs if latest.get(s.key, {}).get("status") != "ok"]
         if todo:
             resolve_run_fn(run_fn)  # a typo fails here, not once per run in the workers
-        args = (run_fn, code_version(), config.as_dict())
+        args: RunArgs = (run_fn, code_version(), config.as_dict())
         workers = config.workers or os.cpu_count() or 1
         if backend == "ray":
             results = _ray(todo, args, config.workers, address)

@@ -21,13 +21,17 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import gymnasium as gym
 
 from nesyworld.experiments.studio.levels import with_tile_colors
 from nesyworld.experiments.studio.live import LiveHub
 from nesyworld.hybrid.recording.writer import FrameEncoder
+
+if TYPE_CHECKING:
+    from nesyworld.world.envs import NesyGridEnv
+    from nesyworld.world.simulation.world import World
 
 FRAME_INTERVAL = 0.1
 """At most ten frames a second: a page cannot show more, and an episode's steps take
@@ -80,8 +84,9 @@ class LiveRun:
         hub.publish("run", {**self.about, "state": "running"}, latest=True)
 
     @property
-    def world(self) -> Any:
-        return self.env.unwrapped.world
+    def world(self) -> World:
+        # Gymnasium types `unwrapped` as any Env: here it is a NesyGridEnv
+        return cast("NesyGridEnv", self.env.unwrapped).world
 
     def guarded(self, step: Callable[..., None], *args: Any) -> None:
         """Run `step`; a bug in the live view is reported once and ends the view, never the

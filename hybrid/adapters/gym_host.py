@@ -42,6 +42,10 @@ class GymHost:
     def restore(self, snapshot: Any) -> None:
         raise NotImplementedError
 
+    @property
+    def step_count(self) -> int:
+        raise NotImplementedError
+
     def step(self, action: str) -> Outcome:
         _, reward, terminated, truncated, _ = self.env.step(self.actions().index(action))
         return Outcome(True, "", float(reward), bool(terminated), bool(truncated),
@@ -54,7 +58,7 @@ class GymHost:
 
     @property
     def recipe(self) -> HostCopies:
-        return HostCopies(self)  # type: ignore[arg-type]
+        return HostCopies(self)
 
     def goal_reached(self) -> bool:
         return self.detect().carries(self.goal())

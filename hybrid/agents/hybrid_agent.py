@@ -25,6 +25,7 @@ from nesyworld.hybrid.agents.planning_agent import (
     Event,
     PlanningAgent,
     PlanningConfig,
+    PolicySkill,
     pre_novelty_actions,
 )
 from nesyworld.hybrid.agents.saved_agent import (
@@ -33,7 +34,7 @@ from nesyworld.hybrid.agents.saved_agent import (
     policy_file,
 )
 from nesyworld.hybrid.boundary.interface import Host
-from nesyworld.hybrid.boundary.world_adapter import WorldAdapter
+from nesyworld.hybrid.boundary.world_adapter import WorldAdapter, oracle_adapter
 from nesyworld.hybrid.execution.monitor import OperatorFailure
 from nesyworld.hybrid.execution.operators import GroundOperator
 from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, Knowledge
@@ -171,7 +172,7 @@ class HybridAgent(PlanningAgent):
         # the names a refusal's reason is read against: those the agent knows or observed,
         # and those the offered actions name (select_<x>, craft_<x>); the oracle: every type
         # the world registers
-        names = (self.boundary.oracle_types(self.knowledge)
+        names = (oracle_adapter(self.boundary).oracle_types(self.knowledge)
                  if self.knowledge == "oracle" else sorted(self.known_types | {
                      a.split("_", 1)[1] for a in self.boundary.actions() if "_" in a}))
         evidence = gather(failure, names, **ctx)
@@ -252,7 +253,9 @@ class HybridAgent(PlanningAgent):
         recovery = Recovery(self.kb, config, before, self.novelty, self._on_epoch,
                             self.planner, self.learned, on_chunk=self.on_progress,
                             knowledge=self.knowledge, refusals=self.refusals)
-        outcome = recovery.learn(self.boundary, failure, previous)  # type: ignore[arg-type]
+        boundary = self.boundary
+        assert isinstance(boundary, WorldAdapter), "_can_learn: learning is on nesyworld's world"
+        outcome = recovery.learn(boundary, failure, previous)
         self.recoveries.append(outcome)
         if outcome.induced:
             self.emit("learned", f"induced {', '.join(outcome.induced)} from a successful "
@@ -335,7 +338,7 @@ class HybridAgent(PlanningAgent):
         or a CheckpointError), raised before anything of this agent changes."""
         folder = Path(path)
         kb = load_knowledge_base(folder, self.kb.base, POLICY_FOLDER)
-        learned = {}
+        learned: dict[str, PolicySkill] = {}
         for entry in kb:
             if entry.origin != "learned":
                 continue

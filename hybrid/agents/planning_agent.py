@@ -54,8 +54,8 @@ class RandomAgent:
         names = getattr(self.env.unwrapped, "action_names", None)
         if names is None:  # an env that is not nesyworld's: no names, no mask
             return int(self.rng.integers(self.env.action_space.n))
-        legal = np.flatnonzero(info["action_mask"]) if self.use_mask else np.arange(len(names))
-        legal = [int(i) for i in legal if names[i] != "give_up"] or list(range(len(names)))
+        allowed = np.flatnonzero(info["action_mask"]) if self.use_mask else np.arange(len(names))
+        legal = [int(i) for i in allowed if names[i] != "give_up"] or list(range(len(names)))
         return int(legal[self.rng.integers(len(legal))])
 
     def observe(self, *args: Any) -> None:
@@ -194,7 +194,8 @@ class PlanningAgent:
             self._offered_seen = names
             self.detect_novelty()
         give_up = self.boundary.give_up
-        action = next(self._driver, give_up)  # type: ignore[arg-type]
+        assert self._driver is not None  # `reset` made it
+        action = next(self._driver, give_up)
         return names.index(action) if action in names else names.index(give_up)
 
     def observe(self, observation: Any, reward: float, terminated: bool, truncated: bool,

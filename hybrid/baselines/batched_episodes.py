@@ -71,7 +71,8 @@ def play_batched(env: VectorEnv, seeds: Sequence[int], act: BatchActor,
     if env.num_envs != n:
         raise ValueError(f"{n} seeds for a vector env of {env.num_envs} copies")
     start = time.perf_counter()
-    obs, info = env.reset(seed=[int(s) for s in seeds])
+    # a seed per copy (the VectorEnv base class annotates one int)
+    obs, info = env.reset(seed=[int(s) for s in seeds])  # type: ignore[arg-type]
     mask = np.asarray(info["action_mask"], bool)
     running = np.ones(n, bool)
     steps = np.zeros(n, np.int64)
@@ -104,10 +105,9 @@ def evaluate_policy(env: gym.Env, policy: Policy, seeds: Sequence[int],
     acts as `policy_actions` says. The caller checks `steady_world` and that the world is
     the one the episodes play in (after a novelty: reset `env` first)."""
     inner: Any = env.unwrapped
-    venv = VectorForbidActions(
-        NesyVectorEnv(len(seeds), spec=inner.world.spec, observation=inner.config),
-        tuple(forbidden), action_masks)
-    if tuple(venv.unwrapped.action_names) != tuple(inner.action_names):  # type: ignore[attr-defined]
+    copies = NesyVectorEnv(len(seeds), spec=inner.world.spec, observation=inner.config)
+    venv = VectorForbidActions(copies, tuple(forbidden), action_masks)
+    if tuple(copies.action_names) != tuple(inner.action_names):
         raise RuntimeError("the batched copies name their actions otherwise than the env")
 
     def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -209,6 +209,12 @@ class RLAgent:
         self._use(checkpoint)
         self._sync()
 
+    @property
+    def _world_env(self) -> NesyGridEnv:
+        """The NesyGridEnv under the acting env's wrappers (Gymnasium types `unwrapped` as any
+        Env): the world whose copies the agent trains on."""
+        return cast(NesyGridEnv, self.env.unwrapped)
+
     # --- the protocol ------------------------------------------------------------------------
     def reset(self, observation: Any, info: dict[str, Any]) -> None:
         self._sync()
@@ -308,22 +314,22 @@ class RLAgent:
     def env_factory(self) -> TrainingEnvFactory:
         """What `learn` trains on: `train_env`'s envs, or fresh envs of the acting env's
         current world (a mid-episode novelty is then there from the start)."""
-        inner = self.env.unwrapped
+        inner = self._world_env
         if self.shaping is not None and self.kb is None:  # derived once, not once per env
-            self.kb = KnowledgeBase.from_world(inner.world)  # type: ignore[attr-defined]
+            self.kb = KnowledgeBase.from_world(inner.world)
         make = self.train_env or functools.partial(
-            task_env, SpecRef.of(inner.world.spec), inner.config)  # type: ignore[attr-defined]
+            task_env, SpecRef.of(inner.world.spec), inner.config)
         return TrainingEnvFactory(make, self.shaping, self.kb, self.config.forbidden,
                                   self._cache, self.config.action_masks)
 
     def batched_core(self) -> bool:
         """Whether copies of the acting env's current world can run on the batched core (see
         `RLConfig.vector`): LiDAR observations without noise, and no custom `train_env`."""
-        inner = self.env.unwrapped
-        config: ObservationConfig = inner.config  # type: ignore[attr-defined]
+        inner = self._world_env
+        config: ObservationConfig = inner.config
         if not self.config.vector or self.train_env is not None or config.kind != "lidar":
             return False
-        spec = inner.world.spec  # type: ignore[attr-defined]
+        spec = inner.world.spec
         noise = config.noise if config.noise is not None else spec.observation_noise
         return noise <= 0  # the batched LiDAR is exact: noise needs NesyGridEnv copies
 
@@ -332,11 +338,11 @@ class RLAgent:
         copies of the acting env's current world in one vector env; None when it cannot."""
         if not self.batched_core():
             return None
-        inner = self.env.unwrapped
+        inner = self._world_env
         if self.shaping is not None and self.kb is None:
-            self.kb = KnowledgeBase.from_world(inner.world)  # type: ignore[attr-defined]
-        return VectorTrainingEnvFactory(inner.world.spec,  # type: ignore[attr-defined]
-                                        inner.config,  # type: ignore[attr-defined]
+            self.kb = KnowledgeBase.from_world(inner.world)
+        return VectorTrainingEnvFactory(inner.world.spec,
+                                        inner.config,
                                         self.shaping, self.kb, self.config.forbidden,
                                         self._cache, self.config.action_masks)
 
@@ -344,14 +350,16 @@ class RLAgent:
         """Untrained networks, built directly rather than through `build_learner`: tianshou
         JIT-compiles its algorithm on construction (seconds), which acting never needs."""
         inner = self.env.unwrapped
-        obs_dim, n_actions = flatdim(inner.observation_space), int(inner.action_space.n)
+        action_space = inner.action_space
+        assert isinstance(action_space, gym.spaces.Discrete), "PPO here takes discrete actions"
+        obs_dim, n_actions = flatdim(inner.observation_space), int(action_space.n)
         hidden = self.config.ppo.hidden_sizes
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(self.config.train.seed)
             actor, critic = MaskedActor(obs_dim, n_actions, hidden), ValueCritic(obs_dim, hidden)
         return Checkpoint(ppo=self.config.ppo, icm=self.config.icm, train=self.config.train,
                           observation_space=inner.observation_space,
-                          action_space=inner.action_space, obs_dim=obs_dim,
+                          action_space=action_space, obs_dim=obs_dim,
                           actor_state=actor.state_dict(), critic_state=critic.state_dict(),
                           metadata={"names": self.names.as_dict(),
                                     CHECKPOINT_KEY: self.config.action_masks})
@@ -413,8 +421,10 @@ class TransferRLAgent(RLAgent):
     def adapt(self, current: SpaceNames, spaces: tuple[gym.Space, gym.Space]) -> None:
         """Grow (or shrink) the network to the spaces named `current`, weights kept by name."""
         old = self.names
-        ckpt = transfer_checkpoint(self.checkpoint, old, current, spaces[0],
-                                   spaces[1], self.transfer)  # type: ignore[arg-type]
+        action_space = spaces[1]
+        assert isinstance(action_space, gym.spaces.Discrete), "PPO here takes discrete actions"
+        ckpt = transfer_checkpoint(self.checkpoint, old, current, spaces[0], action_space,
+                                   self.transfer)
         state = getattr(getattr(self.env.unwrapped, "world", None), "state", None)
         self.expansions.append({
             "step": int(state.step) if state is not None else -1,

@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from itertools import product
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -28,6 +28,9 @@ from nesyworld.learning import Checkpoint
 from nesyworld.learning.algorithms.networks import MaskedActor, ValueCritic
 from nesyworld.world.observations import N_BEAMS
 from nesyworld.world.observations.builder import ObservationConfig
+
+if TYPE_CHECKING:
+    from nesyworld.world.envs.gym_env import NesyGridEnv
 
 Label = tuple[Hashable, ...]
 
@@ -69,13 +72,14 @@ def _kind_labels(kind: str, types: Sequence[str], space: gym.Space,
                  config: ObservationConfig) -> list[Label]:
     """Labels of one observation kind, in gymnasium's flattening order."""
     if kind == "lidar":
-        return ([("lidar", t, beam) for t in types for beam in range(N_BEAMS)]
-                + [("inventory", t) for t in types] + [("selected", t) for t in types])
+        lidar: list[Label] = [("lidar", t, beam) for t in types for beam in range(N_BEAMS)]
+        return lidar + [("inventory", t) for t in types] + [("selected", t) for t in types]
     if kind == "local_view":
         n = config.local_view_size
-        parts = {"view": [("view", t, r, c) for t, r, c in product(types, range(n), range(n))],
-                 "inventory": [("inventory", t) for t in types],
-                 "selected": [("selected", t) for t in types]}
+        parts: dict[str, list[Label]] = {
+            "view": [("view", t, r, c) for t, r, c in product(types, range(n), range(n))],
+            "inventory": [("inventory", t) for t in types],
+            "selected": [("selected", t) for t in types]}
         assert isinstance(space, gym.spaces.Dict)
         return [label for key in space.spaces for label in parts[key]]
     raise ValueError(f"observation kind {kind!r} has no per-type layout to transfer; use one "
@@ -103,11 +107,9 @@ def observation_labels(types: Sequence[str], config: ObservationConfig,
 
 def space_names(env: gym.Env) -> SpaceNames:
     """The current SpaceNames of a (possibly wrapped) NesyGridEnv."""
-    inner = env.unwrapped
-    world = inner.world  # type: ignore[attr-defined]
-    labels = observation_labels(world.types.names, inner.config,  # type: ignore[attr-defined]
-                                inner.observation_space)
-    return SpaceNames(labels, tuple(inner.action_names))  # type: ignore[attr-defined]
+    inner = cast("NesyGridEnv", env.unwrapped)  # Gymnasium types `unwrapped` as any Env
+    labels = observation_labels(inner.world.types.names, inner.config, inner.observation_space)
+    return SpaceNames(labels, tuple(inner.action_names))
 
 
 def slot_map(old: Sequence[Hashable], new: Sequence[Hashable]) -> np.ndarray:

@@ -55,7 +55,9 @@ class VectorPlanShapedReward(VectorWrapper):
 
     def reset(self, *, seed: int | list[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        obs, info = self.env.reset(seed=seed, options=options)
+        # a seed per copy, as NesyVectorEnv (and Gymnasium's own vector envs) take them; the
+        # VectorEnv base class annotates one int
+        obs, info = self.env.reset(seed=seed, options=options)  # type: ignore[arg-type]
         which = np.ones(self.num_envs, bool)
         if options and "reset_mask" in options:
             which = np.asarray(options["reset_mask"], bool)

@@ -32,7 +32,7 @@ from nesyworld.symbolic.derivation.abstraction import SymbolicState
 
 if TYPE_CHECKING:
     from nesyworld.hybrid.execution.operators import GroundOperator
-    from nesyworld.hybrid.execution.skills import SkillStop
+    from nesyworld.hybrid.execution.skills import Mode, SkillStop
     from nesyworld.symbolic.knowledge_base import KnowledgeBase
 
 
@@ -88,9 +88,13 @@ class Host(Environment, Protocol):
     @property
     def step_count(self) -> int: ...
 
+    def copy(self, snapshot: Any | None = None) -> Host:
+        """A restored copy that is a host too (repair's trials run plans in it)."""
+        ...
+
     def goal_reached(self) -> bool: ...
 
-    def skill(self, op: GroundOperator, mode: str) -> Iterator[str | SkillStop]:
+    def skill(self, op: GroundOperator, mode: Mode) -> Iterator[str | SkillStop]:
         """The env actions (names) that carry out one planned operator, one per step, the
         env read afresh before each; a SkillStop when it cannot go on."""
         ...
@@ -118,7 +122,7 @@ class HostCopies:
     host: Host
 
     def adapter(self, snapshot: Any | None = None) -> Host:
-        return self.host.copy(snapshot)  # type: ignore[return-value]
+        return self.host.copy(snapshot)
 
 
 class OracleRefused(PermissionError):

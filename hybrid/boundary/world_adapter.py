@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from nesyworld.hybrid.boundary.interface import OracleRefused, Outcome
+from nesyworld.hybrid.boundary.interface import Environment, OracleRefused, Outcome
 from nesyworld.hybrid.boundary.oracle_model import goal_reachable, relaxed_reachable
 from nesyworld.hybrid.execution.operators import GroundOperator
-from nesyworld.hybrid.execution.skills import Primitives, SkillStop, skill_actions
+from nesyworld.hybrid.execution.skills import Mode, Primitives, SkillStop, skill_actions
 from nesyworld.hybrid.knowledge.options import Knowledge
 from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
 from nesyworld.symbolic.derivation.derive import derive
@@ -58,7 +58,7 @@ class CopyRecipe:
         env = NesyGridEnv(self.spec, refusals=self.refusals)
         env.reset(seed=0)
         if snapshot is not None:
-            env.unwrapped.world.restore(snapshot)
+            env.world.restore(snapshot)
         return env
 
     def adapter(self, snapshot: Snapshot | None = None) -> WorldAdapter:
@@ -82,11 +82,11 @@ class WorldAdapter:
 
     @property
     def _world(self) -> World:
-        return self.env.unwrapped.world  # type: ignore[no-any-return]
+        return self.env.unwrapped.world
 
     @property
     def refusals(self) -> Refusals:
-        return getattr(self.env.unwrapped, "refusals", "explained")  # type: ignore[no-any-return]
+        return getattr(self.env.unwrapped, "refusals", "explained")
 
     # --- the interface -------------------------------------------------------------------
     def detect(self) -> SymbolicState:
@@ -95,7 +95,7 @@ class WorldAdapter:
     def actions(self) -> tuple[str, ...]:
         """The names `step` indexes: the env's own tuple, rebuilt when a novelty changes
         the actions (NesyGridEnv.use_world), so it is the same object from step to step."""
-        return self.env.unwrapped.action_names  # type: ignore[no-any-return]
+        return self.env.unwrapped.action_names
 
     def step(self, action: str) -> Outcome:
         names = self.env.unwrapped.action_names
@@ -141,17 +141,17 @@ class WorldAdapter:
     def goal_reached(self) -> bool:
         return bool(self._world.goal_reached())
 
-    def skill(self, op: GroundOperator, mode: str) -> Iterator[str | SkillStop]:
+    def skill(self, op: GroundOperator, mode: Mode) -> Iterator[str | SkillStop]:
         """The world's own skills (hybrid/execution/skills.py): the action, repeated as its
         operator says, or a walk of primitive moves in "primitive" mode."""
         if self._primitives is None:
             self._primitives = Primitives(self.body())
-        return skill_actions(self._world, op, mode, self._primitives)  # type: ignore[arg-type]
+        return skill_actions(self._world, op, mode, self._primitives)
 
     def run_policy(self, skill: Any) -> Iterator[str]:
         """A learned operator's env actions: its policy reads the observations of the world
         behind this adapter (hybrid/recovery/learned_operator.py)."""
-        return skill.actions(self._world)  # type: ignore[no-any-return]
+        return skill.actions(self._world)
 
     def knowledge(self) -> KnowledgeBase:
         """What the world's registries declare now: the agent is made before the novelty."""
@@ -183,3 +183,12 @@ class WorldAdapter:
                          ) -> set[tuple[str, str]] | None:
         """What the changed world's own model can bring about from `snapshot`, relaxed."""
         return relaxed_reachable(self.oracle(knowledge).spec, snapshot)
+
+
+def oracle_adapter(env: Environment) -> WorldAdapter:
+    """`env` for the oracle's reads: only nesyworld's own world, behind a WorldAdapter, has a
+    model to read; another env's host (hybrid/adapters/) has none, and is refused."""
+    if not isinstance(env, WorldAdapter):
+        raise OracleRefused(f"the oracle regime reads the world's own model, which "
+                            f"{type(env).__name__} does not have")
+    return env

@@ -22,8 +22,6 @@ which refuses in any other regime; tests/test_boundary.py checks there is no oth
 
 from __future__ import annotations
 
-from typing import cast
-
 from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, KNOWLEDGE_REGIMES, Knowledge
 from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
@@ -39,7 +37,7 @@ def check_knowledge(value: str) -> Knowledge:
     if value not in KNOWLEDGE_REGIMES:
         raise ValueError(f"unknown knowledge regime {value!r}; expected one of "
                          f"{', '.join(KNOWLEDGE_REGIMES)}")
-    return cast(Knowledge, value)
+    return value
 
 
 def observed_types(z: SymbolicState) -> tuple[str, ...]:

@@ -23,12 +23,12 @@ def recordable(host: Any) -> bool:
                                                                           None))
 
 
-class HostedRecorder(gym.Wrapper):  # type: ignore[type-arg]
+class HostedRecorder(gym.Wrapper):
     """Records the first episode run through it and saves it to `path` when it ends.
     Give it the agent after making the agent (its events, current operator and knowledge
     base are read) and the host that draws the frames."""
 
-    def __init__(self, env: gym.Env, path: str | Path, host: Any, spec: str,  # type: ignore[type-arg]
+    def __init__(self, env: gym.Env, path: str | Path, host: Any, spec: str,
                  novelties: list[str] | None = None, agent: Any = None) -> None:
         super().__init__(env)
         self.path, self.host, self.env_id, self.agent = Path(path), host, spec, agent

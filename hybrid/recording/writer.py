@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -28,6 +28,10 @@ from nesyworld.world.simulation.recorded_novelty import (
     recordable,
 )
 from nesyworld.world.simulation.trajectory import state_digest
+
+if TYPE_CHECKING:
+    from nesyworld.world.envs import NesyGridEnv
+    from nesyworld.world.simulation.world import World
 
 FORMAT = "nesyworld.episode/1"
 KINDS = ("plan", "no_plan", "done", "failure", "drift", "novelty", "give_up", "recovery",
@@ -129,8 +133,9 @@ class EpisodeRecorder(gym.Wrapper):
         self._replayable = True
 
     @property
-    def world(self) -> Any:
-        return self.env.unwrapped.world
+    def world(self) -> World:
+        # Gymnasium types `unwrapped` as any Env: here it is a NesyGridEnv
+        return cast("NesyGridEnv", self.env.unwrapped).world
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         obs, info = self.env.reset(**kwargs)
@@ -153,7 +158,9 @@ class EpisodeRecorder(gym.Wrapper):
         self._reward, self._replayable = 0.0, True
         self._injections = [RecordedNovelty(0, True, n) for n in self._in_effect()]
         self._check_novelties()
-        self._spec_source, self._actions, self._costs = world.spec.source, [], []
+        self._spec_source = world.spec.source
+        self._actions: list[str] = []
+        self._costs: list[float] = []
         self._digests = [state_digest(world.state)]
         return obs, info
 

@@ -189,7 +189,8 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
     over its actions and "success".
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
+    # one for the class, as Gymnasium reads it (its stubs declare it per instance)
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}  # type: ignore[misc]
 
     def __init__(self, spec: WorldSpec | SpecRef, snapshot: Snapshot, failure: OperatorFailure,
                  kb: KnowledgeBase, config: RecoveryEnvConfig = RecoveryEnvConfig(), *,

@@ -329,6 +329,8 @@ class Recovery:
             ppo = replace(s.ppo, action_prior=self.action_prior(env, failure, names))
         kwargs["starts"] = extra
         kwargs["goal"] = env.goal()  # the task as the agent is told it now
+        # checked on entry; the other maps' failures are kept only with theirs (starts.py)
+        assert failure.snapshot is not None
         factory = recovery_env_factory(env.recipe, failure.snapshot, failure, self.kb, s.env,
                                        **kwargs)
         init = previous.checkpoint if tuning and previous is not None else None

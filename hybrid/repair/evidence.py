@@ -29,7 +29,6 @@ from nesyworld.world.actions.schema import (
     FACING,
     HOLDING,
     INVENTORY,
-    Condition,
     CountAtLeast,
     Fact,
 )
@@ -51,7 +50,8 @@ _TRUE = {"true", "True", "yes", "1"}
 class RefusalReading:
     """What a refusal says: conditions the action needs, or that it cannot do this."""
 
-    needs: tuple[Condition, ...] = ()
+    needs: tuple[Fact | CountAtLeast, ...] = ()
+    """In the refusals' vocabulary: facts and counts (never `Distinct`)."""
     impossible: bool = False
 
     @property
@@ -67,7 +67,7 @@ def read_refusal(reason: str, op: GroundOperator | None, types: Collection[str]
     if _IMPOSSIBLE.search(reason):
         return RefusalReading(impossible=True)
     subject = _faced(op) if op is not None else None
-    needs: list[Condition] = []
+    needs: list[Fact | CountAtLeast] = []
     for pattern, kind in _REQUIREMENTS:
         for m in pattern.finditer(reason):
             cond = _condition(kind, m.groups(), subject, types)
@@ -77,7 +77,7 @@ def read_refusal(reason: str, op: GroundOperator | None, types: Collection[str]
 
 
 def _condition(kind: str, groups: tuple[str, ...], subject: str | None,
-               types: Collection[str]) -> Condition | None:
+               types: Collection[str]) -> Fact | CountAtLeast | None:
     if kind == "count":
         k, item = int(groups[0]), groups[1]
         return CountAtLeast(INVENTORY, item, k) if item in types and k > 0 else None

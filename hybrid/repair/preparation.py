@@ -28,6 +28,7 @@ from typing import Any
 
 from nesyworld.hybrid.agents.planning_agent import PlanningAgent, PlanningConfig
 from nesyworld.hybrid.boundary.interface import Copies
+from nesyworld.hybrid.execution.skills import Mode
 from nesyworld.hybrid.repair.evidence import read_refusal
 from nesyworld.hybrid.repair.trials import (
     SKIPPED,
@@ -112,7 +113,7 @@ class Needs:
 
 
 def prepare(copies: Copies, snapshot: Snapshot, kb: KnowledgeBase, planner: Planner,
-            goal: Mapping[str, int], max_steps: int, *, mode: str = "macro",
+            goal: Mapping[str, int], max_steps: int, *, mode: Mode = "macro",
             skills: Mapping[str, Any] | None = None
             ) -> tuple[tuple[Snapshot, SymbolicState] | None, int]:
     """Run the planning agent with `kb` toward holding `goal`, from `snapshot`, in a copy;
@@ -120,7 +121,7 @@ def prepare(copies: Copies, snapshot: Snapshot, kb: KnowledgeBase, planner: Plan
     it did not get there."""
     view = copies.adapter(snapshot)
     env = view.env
-    agent = PlanningAgent(env, kb, PlanningConfig(mode=mode,  # type: ignore[arg-type]
+    agent = PlanningAgent(env, kb, PlanningConfig(mode=mode,
                                                   max_failures_per_operator=1), host=view)
     agent.planner = planner
     agent.learned = dict(skills or {})
@@ -190,7 +191,7 @@ def trials_for(action: str, z: SymbolicState, kb: KnowledgeBase, offered: Sequen
 def prepared_trials(copies: Copies, snapshot: Snapshot, z: SymbolicState,
                     kb: KnowledgeBase, planner: Planner, offered: Sequence[str],
                     actions: Sequence[str], earlier: Sequence[TrialResult], *,
-                    max_steps: int = 1500, max_rounds: int = 6, mode: str = "macro",
+                    max_steps: int = 1500, max_rounds: int = 6, mode: Mode = "macro",
                     skills: Mapping[str, Any] | None = None
                     ) -> tuple[list[TrialResult], int]:
     """For each action in `actions` (new, refused wherever tried) in turn, rounds of

@@ -15,8 +15,10 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from nesyworld.hybrid.boundary.world_adapter import WorldAdapter
+from nesyworld.hybrid.boundary.interface import Host
+from nesyworld.hybrid.boundary.world_adapter import oracle_adapter
 from nesyworld.hybrid.execution.monitor import OperatorFailure
+from nesyworld.hybrid.execution.skills import Mode
 from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, Knowledge
 from nesyworld.hybrid.knowledge.regime import kb_parents, observed_types
 from nesyworld.hybrid.repair.candidates import (
@@ -110,7 +112,7 @@ class ModelRepair:
     def __init__(self, kb: KnowledgeBase, planner: Planner,
                  config: RepairConfig = RepairConfig(),
                  skills: Mapping[str, Any] | None = None, known_types: Collection[str] = (),
-                 known_actions: Collection[str] = (), mode: str = "macro",
+                 known_actions: Collection[str] = (), mode: Mode = "macro",
                  knowledge: Knowledge = DEFAULT_KNOWLEDGE, refusals: Refusals = "explained"
                  ) -> None:
         self.kb = kb
@@ -125,21 +127,21 @@ class ModelRepair:
         self.refusals = refusals
         """Whether the verification copy explains its refusals, as the agent's env does."""
 
-    def _world_operators(self, env: WorldAdapter) -> list[Any]:
+    def _world_operators(self, env: Host) -> list[Any]:
         """The post-novelty world's own derived operators: the oracle's, never the closed
         agent's (it has none to read)."""
         if self.knowledge != "oracle":
             return []
-        return env.oracle_operators(self.knowledge)
+        return oracle_adapter(env).oracle_operators(self.knowledge)
 
-    def _parents(self, env: WorldAdapter) -> dict[str, tuple[str, ...]]:
+    def _parents(self, env: Host) -> dict[str, tuple[str, ...]]:
         """The type hierarchy the agent knows: the world's in the oracle regime, the
         knowledge base's in the closed one (a new type's category is then unknown)."""
         if self.knowledge == "oracle":
-            return env.oracle_parents(self.knowledge)
+            return oracle_adapter(env).oracle_parents(self.knowledge)
         return kb_parents(self.kb)
 
-    def repair(self, env: WorldAdapter, evidence: Evidence) -> RepairResult:
+    def repair(self, env: Host, evidence: Evidence) -> RepairResult:
         """Try the candidates for a failure on the env's current state (only read)."""
         ops = self._world_operators(env)  # map effects too (the oracle's only)
         found = self._experiment(env, evidence)
@@ -150,7 +152,7 @@ class ModelRepair:
         return self.attempt(env, evidence, with_declared(cands, self._declared(
             ops, evidence, found), found is not None), found)
 
-    def bridge(self, env: WorldAdapter, evidence: Evidence) -> RepairResult:
+    def bridge(self, env: Host, evidence: Evidence) -> RepairResult:
         """When the knowledge base has no plan at all: new types in the roles of absent ones,
         and what is new: as trials show it (closed regime) or as the world declares it
         (oracle)."""
@@ -160,7 +162,7 @@ class ModelRepair:
             cands, self._declared(self._world_operators(env), evidence, found),
             found is not None), found)
 
-    def _experiment(self, env: WorldAdapter, evidence: Evidence) -> Experiments | None:
+    def _experiment(self, env: Host, evidence: Evidence) -> Experiments | None:
         """The closed regime's trials of what is new (trials.py); None in the oracle regime,
         which reads the world's declared operators instead, or when nothing is new."""
         if self.knowledge == "oracle" or not (evidence.new_actions or evidence.new_types):
@@ -180,7 +182,7 @@ class ModelRepair:
         return found
 
     @staticmethod
-    def _focus(env: WorldAdapter, evidence: Evidence, names: Collection[str]) -> set[str]:
+    def _focus(env: Host, evidence: Evidence, names: Collection[str]) -> set[str]:
         """What the task and the failure are about: the goal's items, what the refusal
         named, and the types the failed operator names."""
         failure = evidence.failure
@@ -216,7 +218,7 @@ class ModelRepair:
             return ()
         return declared_operators(ops, evidence.new_actions, self.kb, evidence.new_types)
 
-    def attempt(self, env: WorldAdapter, evidence: Evidence, cands: list[Candidate],
+    def attempt(self, env: Host, evidence: Evidence, cands: list[Candidate],
                 found: Experiments | None = None) -> RepairResult:
         """Verify `cands` in order; keep the first that holds up. `found`: the trials that
         induced some of them, whose env steps count too."""
@@ -273,7 +275,7 @@ def _pddl(kb: KnowledgeBase, name: str) -> str:
         return ""
 
 
-def novelty_context(kb: KnowledgeBase, env: WorldAdapter, known_actions: Collection[str],
+def novelty_context(kb: KnowledgeBase, env: Host, known_actions: Collection[str],
                     knowledge: Knowledge = DEFAULT_KNOWLEDGE) -> dict[str, tuple[str, ...]]:
     """What is new or gone since the knowledge base was made: entity types the knowledge base
     does not know (in the closed regime those the agent observes, on the map, held or in its
@@ -283,7 +285,7 @@ def novelty_context(kb: KnowledgeBase, env: WorldAdapter, known_actions: Collect
     known_types = {o.name for o in kb.base.objects}
     z0, z = kb.base.initial, env.detect()
     present = {n for i, n in enumerate(z.names) if z.world[i] > 0}
-    types = (env.oracle_types(knowledge) if knowledge == "oracle"
+    types = (oracle_adapter(env).oracle_types(knowledge) if knowledge == "oracle"
              else observed_types(z))
     return {
         "new_types": tuple(t for t in types if t not in known_types and t != AIR),

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from nesyworld.hybrid.agents.planning_agent import PlanningAgent, PlanningConfig
 from nesyworld.hybrid.boundary.interface import Copies
+from nesyworld.hybrid.execution.skills import Mode
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import Planner
 from nesyworld.world import Snapshot
@@ -38,14 +39,14 @@ class Verification:
 def verify(copies: Copies, snapshot: Snapshot, kb: KnowledgeBase,
            watched: Collection[str], *, planner: Planner | None = None,
            skills: Mapping[str, Any] | None = None, known_types: Collection[str] = (),
-           known_actions: Collection[str] = (), max_steps: int = 300, mode: str = "macro"
+           known_actions: Collection[str] = (), max_steps: int = 300, mode: Mode = "macro"
            ) -> Verification:
     """Run the planning agent with `kb` from `snapshot` until the goal, a failure of a
     `watched` (repaired) operator, the end of the episode or `max_steps`. The copy explains
     its refusals as the agent's own env does, no more."""
     view = copies.adapter(snapshot)
     env = view.env
-    agent = PlanningAgent(env, kb, PlanningConfig(mode=mode,  # type: ignore[arg-type]
+    agent = PlanningAgent(env, kb, PlanningConfig(mode=mode,
                                                   max_failures_per_operator=1), host=view)
     if planner is not None:
         agent.planner = planner

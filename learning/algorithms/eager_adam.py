@@ -52,7 +52,7 @@ class EagerAdam(Adam):
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         _unguarded(Optimizer, "load_state_dict")(self, state_dict)  # type: ignore[misc]
 
-    def step(self, closure: Callable[[], float] | None = None) -> Any:  # type: ignore[override]
+    def step(self, closure: Callable[[], float] | None = None) -> Any:
         previous = torch.is_grad_enabled()
         try:
             torch.set_grad_enabled(self.defaults["differentiable"])

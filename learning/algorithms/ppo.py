@@ -21,6 +21,7 @@ from tianshou.algorithm.modelfree.a2c import A2CTrainingStats
 from tianshou.algorithm.modelfree.reinforce import DiscreteActorPolicy
 from tianshou.algorithm.optim import TorchOptimizerFactory
 from tianshou.data import Batch, ReplayBuffer, to_torch_as
+from tianshou.data.batch import BatchProtocol
 from tianshou.data.types import (
     BatchWithAdvantagesProtocol,
     LogpOldProtocol,
@@ -61,7 +62,7 @@ def _tensor(value: Any) -> torch.Tensor:
     return value if torch.is_tensor(value) else torch.as_tensor(np.asarray(value))
 
 
-def minibatch_view(batch: Batch) -> Batch:
+def minibatch_view(batch: BatchProtocol) -> Batch:
     """The part of a preprocessed batch that PPO's minibatches read, as tensors.
 
     Why: tianshou splits the whole batch into minibatches, indexing every field (obs_next,
@@ -126,7 +127,7 @@ def _chunk_ends(buffer: ReplayBuffer, indices: np.ndarray) -> np.ndarray | None:
     return np.asarray(ends(), bool)
 
 
-def _collected_log_probs(batch: Batch) -> np.ndarray | None:
+def _collected_log_probs(batch: BatchProtocol) -> np.ndarray | None:
     """Log-probabilities the rollout stored beside the actions it sampled, if it did."""
     policy = batch.get("policy")
     if not isinstance(policy, Batch) or "logp_old" not in policy.get_keys():
@@ -199,7 +200,7 @@ class ScaledRewardPPO(PPO):
         batch.adv = to_torch_as(advantages, batch.v_s)
         return cast(BatchWithAdvantagesProtocol, batch)
 
-    def _preprocess_batch(  # type: ignore[override]
+    def _preprocess_batch(
         self, batch: RolloutBatchProtocol, buffer: ReplayBuffer, indices: np.ndarray
     ) -> LogpOldProtocol:
         collected = _collected_log_probs(batch)

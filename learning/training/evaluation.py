@@ -27,7 +27,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 from tianshou.algorithm.modelfree.reinforce import ProbabilisticActorPolicy
-from tianshou.data import Collector, VectorReplayBuffer
+from tianshou.data import Collector, CollectStats, VectorReplayBuffer
 from tianshou.data.collector import StepHook
 from tianshou.env import BaseVectorEnv
 from tianshou.utils.torch_utils import torch_train_mode
@@ -95,7 +95,7 @@ class CollectorEvaluation:
     def __init__(self, venv: BaseVectorEnv, policy: ProbabilisticActorPolicy,
                  buffer_per_env: int) -> None:
         self.success = _SuccessRecorder()
-        self.collector = Collector(policy, venv, VectorReplayBuffer(
+        self.collector: Collector[CollectStats] = Collector(policy, venv, VectorReplayBuffer(
             buffer_per_env * len(venv), len(venv)), on_step_hook=self.success)
         self.collector.reset()
 

@@ -17,6 +17,7 @@ from tianshou.algorithm import PPO
 from tianshou.algorithm.algorithm_base import OnPolicyAlgorithm
 
 from nesyworld.learning.algorithms.icm import CuriosityWrapper, build_icm
+from nesyworld.learning.algorithms.networks import MaskedActor
 from nesyworld.learning.algorithms.ppo import build_ppo
 from nesyworld.learning.config import ICMConfig, PPOConfig, TrainConfig
 from nesyworld.learning.policy import Policy
@@ -44,9 +45,9 @@ class Learner:
 
     def policy(self, greedy: bool = True, seed: int | None = None) -> Policy:
         """A `Policy` handle sharing the live actor network (it sees further training)."""
-        return Policy(
-            self.ppo.policy.actor, self.observation_space, self.action_space, greedy, seed
-        )
+        actor = self.ppo.policy.actor
+        assert isinstance(actor, MaskedActor), "build_ppo's actor is a MaskedActor"
+        return Policy(actor, self.observation_space, self.action_space, greedy, seed)
 
     def checkpoint(
         self, train: TrainConfig | None = None, env_steps: int = 0, **metadata: Any

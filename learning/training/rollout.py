@@ -36,6 +36,8 @@ __all__ = [
 
 Arrays = tuple[np.ndarray, np.ndarray]
 """(observations (k, D) float32, legal-action masks (k, A) int8) of k envs."""
+StepArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""obs, mask, reward (float64), terminated, truncated, success (bool), all (N, ...)."""
 
 
 class StepEnvs(Protocol):
@@ -45,8 +47,7 @@ class StepEnvs(Protocol):
 
     def reset(self, ids: np.ndarray | None = None) -> Arrays: ...
 
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                 np.ndarray, np.ndarray, np.ndarray]:
+    def step(self, actions: np.ndarray) -> StepArrays:
         """obs, mask, reward (float64), terminated, truncated, success (bool), all (N, ...)."""
         ...
 
@@ -67,7 +68,7 @@ class TianshouEnvs:
         obs, _ = self.venv.reset(env_id=ids)
         return stack_observations(obs)
 
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, ...]:
+    def step(self, actions: np.ndarray) -> StepArrays:
         obs, rew, term, trunc, infos = self.venv.step(actions)
         success = np.array([bool(i.get("success", False)) for i in infos])
         return (*stack_observations(obs), np.asarray(rew, np.float64), np.asarray(term, bool),
@@ -133,7 +134,7 @@ class GymVectorEnvs:
         o, m = self._arrays(obs, infos)
         return (o, m) if ids is None else (o[ids], m[ids])
 
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, ...]:
+    def step(self, actions: np.ndarray) -> StepArrays:
         dtype = self.venv.single_action_space.dtype
         obs, rew, term, trunc, infos = self.venv.step(np.asarray(actions, dtype=dtype))
         self._elapsed += 1

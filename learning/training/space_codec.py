@@ -68,7 +68,7 @@ def space_from_dict(data: Any, where: str = "space", depth: int = 0) -> spaces.S
             return spaces.Discrete(_field(data, "n", int, where),
                                    start=int(data.get("start", 0)))
         if kind == "multi_binary":
-            n = data.get("n")
+            n: Any = data.get("n")  # checked by _size below
             sizes = n if isinstance(n, list) else [n]
             if len(sizes) > MAX_DEPTH or int(np.prod([_size(k, f"{where}.n") for k in sizes],
                                                     dtype=object)) > MAX_SIZE:

@@ -256,7 +256,7 @@ class VectorEnvAdapter(BaseVectorEnv):
     def set_env_attr(self, key: str, value: Any, id: IdArg = None) -> None:
         self._assert_is_not_closed()
         unwrapped = self.venv.unwrapped
-        if not hasattr(unwrapped, "set_attr"):
+        if not (hasattr(unwrapped, "set_attr") and hasattr(unwrapped, "get_attr")):
             raise NotImplementedError(f"{type(unwrapped).__name__} has no set_attr")
         values = list(unwrapped.get_attr(key))
         for i in self._ids(id).tolist():

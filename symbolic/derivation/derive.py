@@ -174,13 +174,10 @@ def _properties(spec: WorldSpec, operators: list[OperatorSchema]) -> list[str]:
     for op in operators:
         whens = [c for e in op.effects for c in getattr(e, "when", ())]
         for item in (*op.preconditions, *op.effects, *whens):
-            pred = getattr(item, "predicate", None)
-            if (
-                isinstance(item, Fact | SetFact)
-                and pred not in (FACING, HOLDING)
-                and (pred not in names)
-            ):
-                names.append(pred)
+            if isinstance(item, Fact | SetFact):
+                pred = item.predicate
+                if pred not in (FACING, HOLDING) and pred not in names:
+                    names.append(pred)
     for et in spec.entity_types.values():
         for prop, value in et.properties.items():
             if isinstance(value, bool) and prop not in names:

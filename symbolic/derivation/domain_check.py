@@ -331,14 +331,18 @@ def _establish(
                 and _place(world, types.id(c.args[0]), rng, reachable=True) is None):
             problems.append(f"no free cell in reach to place {c.args[0]}")
     for c in pre:
-        is_facing = isinstance(c, Fact) and c.predicate == FACING and not _is_var(c.args[0])
-        if is_facing and not _face(world, types.id(c.args[0]), rng):  # type: ignore[union-attr]
-            problems.append(f"cannot face {c.args[0]}")  # type: ignore[union-attr]
+        if not isinstance(c, Fact):
+            continue
+        is_facing = c.predicate == FACING and not _is_var(c.args[0])
+        if is_facing and not _face(world, types.id(c.args[0]), rng):
+            problems.append(f"cannot face {c.args[0]}")
     for c in pre:
-        far = isinstance(c, Fact) and _LOOKAHEAD.match(c.predicate) and not _is_var(c.args[0])
-        if far and not _face_at(world, types.id(c.args[0]), int(c.predicate.split("_")[-1]),  # type: ignore[union-attr]
+        if not isinstance(c, Fact):
+            continue
+        far = _LOOKAHEAD.match(c.predicate) and not _is_var(c.args[0])
+        if far and not _face_at(world, types.id(c.args[0]), int(c.predicate.split("_")[-1]),
                                 rng):
-            problems.append(f"cannot stand {c.predicate} from {c.args[0]}")  # type: ignore[union-attr]
+            problems.append(f"cannot stand {c.predicate} from {c.args[0]}")
     for c in pre:
         if isinstance(c, Fact) and c.predicate == SPAWNING and not c.negated:
             _pend(world, types.id(c.args[0]), max(op.repeat, 1))
@@ -442,7 +446,7 @@ def _place(world: World, tid: int, rng: np.random.Generator, reachable: bool = F
         region = passable_regions(world).of(me[0] * w + me[1]).cells
         walk = walk & np.array([[bool(region >> (r * w + c) & 1) for c in range(w)]
                                 for r in range(st.grid.shape[0])])
-    cells = [tuple(int(v) for v in c) for c in free_cells(st.grid, world.spec, None)]
+    cells = [(int(r), int(c)) for r, c in free_cells(st.grid, world.spec, None)]
     cells = [
         c
         for c in cells
@@ -451,8 +455,8 @@ def _place(world: World, tid: int, rng: np.random.Generator, reachable: bool = F
     if not cells:
         return None
     cell = cells[int(rng.integers(len(cells)))]
-    world.set_cell(cell, tid)  # type: ignore[arg-type]
-    return cell  # type: ignore[return-value]
+    world.set_cell(cell, tid)
+    return cell
 
 
 def _face(world: World, tid: int, rng: np.random.Generator) -> bool:
@@ -465,7 +469,7 @@ def _face(world: World, tid: int, rng: np.random.Generator) -> bool:
         walk = _walkable(world)
         options = [
             (cell, d)
-            for cell in map(tuple, np.argwhere(walk).tolist())
+            for cell in [(r, c) for r, c in np.argwhere(walk).tolist()]
             for d, n in _neighbours(cell, st.grid.shape)
             if targets[n] and n != me
         ]  # air under the agent is not in front
@@ -518,7 +522,7 @@ def _set_property(world: World, fact: Fact, rng: np.random.Generator) -> None:
         cell: tuple[int, int] | None = front
     else:
         found = np.argwhere(st.grid == tid).tolist()
-        cell = tuple(found[0]) if found else _place(world, tid, rng)  # type: ignore[assignment]
+        cell = (found[0][0], found[0][1]) if found else _place(world, tid, rng)
     if cell is not None:
         st.props.setdefault(cell, {})[fact.predicate] = True
 

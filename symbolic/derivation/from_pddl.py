@@ -44,9 +44,9 @@ def derivation_from_pddl(domain_text: str, file: str = "<domain>",
     detector gives the real one. A located PDDLError when the text does not read, and an
     UnsupportedConstruct when an action is outside nesyworld's operator fragment."""
     problem = read_pddl(domain_text, None, domain_file=file)
-    types = [TypeNode(t.name, t.father.name if t.father is not None else None,  # type: ignore[attr-defined]
+    types = [TypeNode(t.name, t.father.name if t.father is not None else None,
                       f"{file}: type {t.name}") for t in problem.user_types]
-    objects = [ObjectNode(o.name, o.type.name, f"{file}: constant {o.name}")  # type: ignore[attr-defined]
+    objects = [ObjectNode(o.name, o.type.name, f"{file}: constant {o.name}")
                for o in problem.all_objects]
     names = tuple(o.name for o in objects)
     properties = [f.name for f in problem.fluents

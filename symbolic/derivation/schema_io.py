@@ -38,10 +38,9 @@ def item_to_dict(item: Condition | Effect) -> dict[str, Any]:
     data = dict(item.__dict__)
     if "args" in data:
         data["args"] = list(data["args"])
-    if "when" in data:  # only conditional effects carry it, so older files read the same
-        data.pop("when")
-        if item.when:  # type: ignore[union-attr]
-            data["when"] = [item_to_dict(c) for c in item.when]  # type: ignore[union-attr]
+    when = data.pop("when", None)
+    if when:  # only conditional effects carry it, so older files read the same
+        data["when"] = [item_to_dict(c) for c in when]
     return {"kind": kind, **data}
 
 
@@ -143,7 +142,7 @@ def schema_from_action(
                     f"{action.name}: a conditional effect of the operator schema sets a fact "
                     f"when facts hold; found {e}"
                 )
-            when = tuple(conds)  # type: ignore[arg-type]
+            when = tuple(c for c in conds if isinstance(c, Fact))  # all of them (above)
         f = e.fluent
         if e.is_increase() or e.is_decrease():
             delta = _int(e.value) * (1 if e.is_increase() else -1)
@@ -157,7 +156,7 @@ def schema_from_action(
             )
         else:
             raise UnsupportedConstruct(f"{action.name}: effect {e} is outside the schema")
-    params = tuple(Param("?" + p.name, p.type.name) for p in action.parameters)  # type: ignore[attr-defined]
+    params = tuple(Param("?" + p.name, p.type.name) for p in action.parameters)
     return OperatorSchema(
         action.name, params, tuple(pre), tuple(eff), env_action or action.name, provenance
     )

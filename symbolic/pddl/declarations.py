@@ -96,6 +96,7 @@ def domain_from_tree(tree: Tree, source: Source) -> Domain:
             type_decls += typed_list(section.children[0], source)
         elif kind == "constants_def":
             for tok, tname, _ in typed_list(section.children[0], source):
+                assert isinstance(tok, Token)  # the grammar's `names: NAME+`
                 if str(tok) in constants:
                     raise source.error(tok, f"constant '{tok}' is declared twice",
                                        "each constant once")
@@ -110,6 +111,7 @@ def domain_from_tree(tree: Tree, source: Source) -> Domain:
             for skeleton, ftype, ftok in entries:
                 assert isinstance(skeleton, Tree)
                 name_tok = skeleton.children[0]
+                assert isinstance(name_tok, Token)  # the grammar's `skeleton: "(" NAME ...`
                 if ftok is not None and ftype != "number":
                     raise source.error(ftok, f"function type '{ftype}' is not supported",
                                        "'number'")

@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 
 from lark import Token, Tree
 
@@ -25,6 +26,13 @@ LINE_SHOWN = 100
 
 
 Item = Tree | Token
+
+
+def as_token(item: Item) -> Token:
+    """`item` where the grammar has a terminal (a NAME or a VARIABLE), typed as one: lark types
+    every child of a tree as a tree or a token."""
+    assert isinstance(item, Token), item
+    return item
 
 
 class PDDLError(ValueError):
@@ -154,7 +162,8 @@ class Source:
 
 def caller_stacklevel() -> int:
     """The stacklevel of the first frame outside this package: where the user called us."""
-    level, frame = 1, sys._getframe(1)
+    level = 1
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
         level, frame = level + 1, frame.f_back
     return level

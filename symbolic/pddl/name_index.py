@@ -42,9 +42,10 @@ class NameIndex:
 @contextmanager
 def indexed_names(problem: Any) -> Iterator[None]:
     """Within the block, `problem`'s name checks take constant time; see the module docstring."""
-    lists = [getattr(problem, name, None) for name in LISTS]
+    found = [getattr(problem, name, None) for name in LISTS]
+    lists = [items for items in found if isinstance(items, list)]
     original = getattr(problem, "_has_name_method", None)
-    if original is None or not all(isinstance(items, list) for items in lists):
+    if original is None or len(lists) < len(found):
         yield
         return
     problem._has_name_method = NameIndex(lists)

@@ -140,8 +140,9 @@ def _syntax_error(err: UnexpectedInput, source: Source, line_offset: int) -> PDD
     elif isinstance(err, UnexpectedCharacters):
         interactive = getattr(err, "interactive_parser", None)
         expected = set(interactive.accepts() if interactive else err.allowed or ())
-        match = re.compile(r"[^\s()]+|.").match(text, err.pos_in_stream)
-        found = shown(match.group(0) if match else text[err.pos_in_stream])
+        pos = err.pos_in_stream or 0  # lark always sets it for this error
+        match = re.compile(r"[^\s()]+|.").match(text, pos)
+        found = shown(match.group(0) if match else text[pos])
         at = (err.line, err.column)
     else:
         assert isinstance(err, UnexpectedEOF)

@@ -36,7 +36,7 @@ from nesyworld.symbolic.pddl.declarations import (
     typed_variables,
 )
 from nesyworld.symbolic.pddl.environment import reading_environment
-from nesyworld.symbolic.pddl.errors import Item, Source, shown
+from nesyworld.symbolic.pddl.errors import Item, Source, as_token, shown
 from nesyworld.symbolic.pddl.name_index import indexed_names
 
 Scope = dict[str, FNode]
@@ -107,8 +107,8 @@ class ProblemBuilder:
                 ftype = self.tm.RealType() if sig.numeric else self.tm.BoolType()
                 self.fluents[sig.name] = upm.Fluent(sig.name, ftype, params, self.env)
                 problem.add_fluent(self.fluents[sig.name])
-            for oname, (tname, tok, source) in objects.items():
-                self.objects[oname] = upm.Object(oname, self._type(tname, tok, source), self.env)
+            for oname, (otype, tok, source) in objects.items():
+                self.objects[oname] = upm.Object(oname, self._type(otype, tok, source), self.env)
                 problem.add_object(self.objects[oname])
             for action in domain.actions:
                 self._action(action)
@@ -136,7 +136,8 @@ class ProblemBuilder:
         """
         merged = {n: (t, tok, self.source) for n, (t, tok) in self.domain.constants.items()}
         for section in self.sections.get("objects_def", []):
-            for tok, tname, _ in typed_list(section.children[0], self.psource):
+            for item, tname, _ in typed_list(section.children[0], self.psource):
+                tok = as_token(item)  # the grammar's `names: NAME+`
                 name = str(tok)
                 if name not in merged:
                     merged[name] = (tname, tok, self.psource)
@@ -279,7 +280,8 @@ class ProblemBuilder:
             return (em.Exists if kind == "exists_gd" else em.Forall)(body, *variables)
         if kind == "comparison":
             return self._comparison(node, scope)
-        return self._fluent_exp(self._fluent(kids[0], False), kids[0], kids[1:], scope)
+        name = as_token(kids[0])  # the grammar's `atom: "(" NAME _term* ")"`
+        return self._fluent_exp(self._fluent(name, False), name, kids[1:], scope)
 
     def _comparison(self, node: Tree, scope: Scope) -> FNode:
         op, left_tree, right_tree = node.children
@@ -311,11 +313,12 @@ class ProblemBuilder:
             fluent = self.fluents.get(str(kids[0]))
             if fluent is not None and not fluent.type.is_bool_type() and fluent.arity == 0:
                 return em.FluentExp(fluent)
-            return self._object(kids[0], expected)
+            return self._object(as_token(kids[0]), expected)
         if kind == "bare_variable":
-            return self._term(kids[0], scope)
+            return self._term(as_token(kids[0]), scope)
         if kind == "fluent_term":
-            return self._fluent_exp(self._fluent(kids[0], True), kids[0], kids[1:], scope)
+            name = as_token(kids[0])
+            return self._fluent_exp(self._fluent(name, True), name, kids[1:], scope)
         if kind == "minus":
             args = [self._numeric(k, scope) for k in kids]
             if len(args) == 1:
@@ -461,7 +464,8 @@ class ProblemBuilder:
         return True
 
     def _init_goal_metric(self) -> None:
-        problem, em = self.problem, self.em
+        problem, em, tree = self.problem, self.em, self.tree
+        assert tree is not None, "called for a problem file only"
         for init in self.sections.get("init_def", []):
             for item in init.children:
                 if item.data == "atom":
@@ -479,7 +483,7 @@ class ProblemBuilder:
                     problem.set_initial_value(target, self._fexp(item.children[2], {}))
         goals = self.sections.get("goal_def", [])
         if len(goals) != 1:
-            where = goals[1] if goals else self.tree.children[0]
+            where = goals[1] if goals else tree.children[0]
             raise self.source.error(where, f"a problem with {len(goals)} :goal sections",
                                     "exactly one :goal")
         self._checked(goals[0], problem.add_goal, self._gd(goals[0].children[0], {}))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from unified_planning.model import FNode, Problem
+from unified_planning.model import Effect, Fluent, FNode, Problem
 
 from nesyworld.symbolic.derivation.derive import Derivation
 from nesyworld.symbolic.planning.problems import classical_problem, numeric_problem
@@ -70,18 +70,18 @@ def _conjuncts(node: FNode) -> list[FNode]:
     return list(node.args) if node.is_and() else [node]
 
 
-def _effect(e: object) -> str:
-    fluent, value = e.fluent, e.value  # type: ignore[attr-defined]
-    if e.is_increase():  # type: ignore[attr-defined]
+def _effect(e: Effect) -> str:
+    fluent, value = e.fluent, e.value
+    if e.is_increase():
         body = f"(increase {_atom(fluent)} {_expr(value)})"
-    elif e.is_decrease():  # type: ignore[attr-defined]
+    elif e.is_decrease():
         body = f"(decrease {_atom(fluent)} {_expr(value)})"
     elif value.is_bool_constant():
         body = _atom(fluent) if value.bool_constant_value() else f"(not {_atom(fluent)})"
     else:
         body = f"(assign {_atom(fluent)} {_expr(value)})"
-    if e.is_conditional():  # type: ignore[attr-defined]
-        return f"(when {_expr(e.condition)} {body})"  # type: ignore[attr-defined]
+    if e.is_conditional():
+        return f"(when {_expr(e.condition)} {body})"
     return body
 
 
@@ -136,11 +136,11 @@ def write_domain(
     lines.append(f"  (:requirements {' '.join(_requirements(problem))})")
     lines.append("  (:types")
     for t in problem.user_types:
-        father = t.father  # type: ignore[attr-defined]
+        father = t.father
         # a root must say "- object": PDDL typed lists run on, so a bare name would be read
         # as belonging to the next line's parent
-        parent = f" - {father.name}" if father is not None else " - object"  # type: ignore[union-attr]
-        lines.append(f"    {t.name}{parent}{_comment(prov.get('type:' + t.name))}")  # type: ignore[attr-defined]
+        parent = f" - {father.name}" if father is not None else " - object"
+        lines.append(f"    {t.name}{parent}{_comment(prov.get('type:' + t.name))}")
     lines.append("  )")
     constants = set(_constants(problem))
     if constants:
@@ -148,14 +148,14 @@ def write_domain(
         for o in problem.all_objects:
             if o.name in constants:
                 lines.append(
-                    f"    {o.name} - {o.type.name}"  # type: ignore[attr-defined]
+                    f"    {o.name} - {o.type.name}"
                     f"{_comment(prov.get('object:' + o.name))}"
                 )
         lines.append("  )")
 
-    def signature(f: object) -> str:
-        params = " ".join(f"?{p.name} - {p.type.name}" for p in f.signature)  # type: ignore[attr-defined]
-        return f"({f.name}{' ' + params if params else ''})"  # type: ignore[attr-defined]
+    def signature(f: Fluent) -> str:
+        params = " ".join(f"?{p.name} - {p.type.name}" for p in f.signature)
+        return f"({f.name}{' ' + params if params else ''})"
 
     predicates = [f for f in problem.fluents if f.type.is_bool_type()]
     functions = [f for f in problem.fluents if not f.type.is_bool_type()]
@@ -186,7 +186,7 @@ def write_problem(problem: Problem, header: Iterable[str] = ()) -> str:
     objects = [o for o in problem.all_objects if o.name not in constants]
     if objects:
         lines.append("  (:objects")
-        lines += [f"    {o.name} - {o.type.name}" for o in objects]  # type: ignore[attr-defined]
+        lines += [f"    {o.name} - {o.type.name}" for o in objects]
         lines.append("  )")
     lines.append("  (:init")
     # every value, defaults included: an unlisted PDDL function is undefined, not 0, and

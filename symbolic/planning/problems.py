@@ -62,7 +62,7 @@ class FinishedProblem(Problem):
     builds one)."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        super().__init__(*args, **kwargs)
         self._finished_kind: ProblemKind | None = None
 
     @property
@@ -265,11 +265,13 @@ def classical_atoms(
     (predicate, argument names), without building the problem: what an engine that keeps a
     ground task needs to search from another state (symbolic/planning/in_process.py)."""
     init = d.initial
-    atoms = [(FACING, (init.names[init.facing],)), (HOLDING, (init.names[init.holding],))]
+    atoms: list[tuple[str, tuple[str, ...]]] = [
+        (FACING, (init.names[init.facing],)), (HOLDING, (init.names[init.holding],))]
     known = set(fact_predicates(d))
     atoms += [(prop, (init.names[t],)) for prop, t in sorted(init.props) if prop in known]
     atoms += [(f"{fluent}_geq", (item, f"n{k}")) for fluent, item, k in _rungs(d, caps)]
-    goal = [(f"{INVENTORY}_geq", (item, f"n{n}")) for item, n in sorted(d.goal.items()) if n > 0]
+    goal: list[tuple[str, tuple[str, ...]]] = [
+        (f"{INVENTORY}_geq", (item, f"n{n}")) for item, n in sorted(d.goal.items()) if n > 0]
     return atoms, goal
 
 

@@ -135,6 +135,12 @@ def _fact(node: FNode, params: Mapping[str, int]) -> tuple[str, tuple[Term, ...]
     return node.fluent().name, _terms(node, params)
 
 
+def _ground_fact(node: FNode) -> Atom:
+    """A fact of the initial state: with no parameters to bind, its terms are objects' names."""
+    name, terms = _fact(node, {})
+    return name, tuple(str(t) for t in terms)
+
+
 def _literals(node: FNode, params: Mapping[str, int], out: list[Literal]) -> None:
     """The literals of a conjunction, read once per action (bindings come later)."""
     if node.is_and():
@@ -249,7 +255,7 @@ def ground(problem: Problem) -> StripsTask:
         if not value.is_bool_constant():
             raise UnsupportedTask(f"'{fluent}' starts with a number")
         if value.is_true():
-            init.add(index[_fact(fluent, {})])
+            init.add(index[_ground_fact(fluent)])
     actions = []
     for action in problem.actions:
         template = _template(action)

@@ -129,7 +129,7 @@ class Action:
 
     def mask(
         self, world: World, agent: int, args: Sequence[Any], ctx: MaskContext | None = None
-    ) -> Sequence[bool]:
+    ) -> Sequence[bool] | np.ndarray:
         """Legality of each grounding (a list or a bool array, one per arg): exactly whether
         `check` would pass. Override with a vectorised version when it matters; `ctx` is the
         agent's `MaskContext` when the caller has one (`MaskContext.of` makes it otherwise).

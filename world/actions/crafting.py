@@ -193,7 +193,7 @@ class Craft(_Exchange):
         return list(self.world_spec.recipes.values())
 
     def partner(self, entry: RecipeSpec | TradeSpec) -> str | None:
-        return entry.station  # type: ignore[union-attr]
+        return entry.station if isinstance(entry, RecipeSpec) else None  # entries(): recipes
 
 
 @ACTIONS.register("trade")
@@ -210,4 +210,4 @@ class Trade(_Exchange):
         return list(self.world_spec.trades.values())
 
     def partner(self, entry: RecipeSpec | TradeSpec) -> str | None:
-        return entry.trader  # type: ignore[union-attr]
+        return entry.trader if isinstance(entry, TradeSpec) else None  # entries(): trades

@@ -128,19 +128,20 @@ class Break(Action):
 
     def apply(self, world: World, agent: int, arg: Any) -> float:
         cell = world.front(agent)
-        tid = int(world.state.grid[cell])  # type: ignore[index]
+        assert cell is not None  # `check` passed: a breakable block is in front
+        tid = int(world.state.grid[cell])
         et = world.spec.entity_types[world.types.names[tid]]
         if et.hits > 1:
             damage = world.state.damage
-            taken = damage.get(cell, 0) + 1  # type: ignore[arg-type]
+            taken = damage.get(cell, 0) + 1
             if taken < et.hits:
-                damage[cell] = taken  # type: ignore[index]
+                damage[cell] = taken
                 return self.cost
         leaves = world.types.id(et.leaves)
-        world.set_cell(cell, leaves)  # type: ignore[arg-type]
+        world.set_cell(cell, leaves)
         world.state.inventory[agent] += self.drops[tid]
         if et.on_break is not None:
-            world.schedule(et.on_break.after, cell, world.types.id(et.on_break.spawn),  # type: ignore[arg-type]
+            world.schedule(et.on_break.after, cell, world.types.id(et.on_break.spawn),
                            expect=leaves, regrow=et.on_break.regrow)
         return self.cost
 
@@ -227,7 +228,8 @@ class _Interaction(Action):
     def apply(self, world: World, agent: int, arg: Any) -> float:
         st = world.state
         cell = world.front(agent)
-        tid = int(st.grid[cell])  # type: ignore[index]
+        assert cell is not None  # `check` passed: what the rule applies to is in front
+        tid = int(st.grid[cell])
         rule = self.rule_of(world, tid)
         assert rule is not None
         for item, k in rule.consumes.items():
@@ -235,9 +237,9 @@ class _Interaction(Action):
         for item, k in rule.gives.items():
             st.inventory[agent, world.types.id(item)] += k
         if rule.sets:
-            st.props.setdefault(cell, {}).update(rule.sets)  # type: ignore[arg-type]
+            st.props.setdefault(cell, {}).update(rule.sets)
         if rule.removes:
-            world.set_cell(cell, world.types.id(rule.becomes))  # type: ignore[arg-type]
+            world.set_cell(cell, world.types.id(rule.becomes))
         return self.cost
 
     def operators(self) -> list[OperatorSchema]:

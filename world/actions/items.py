@@ -142,7 +142,9 @@ class Place(Action):
         st = world.state
         held = int(st.selected[agent])
         st.inventory[agent, held] -= 1
-        world.set_cell(world.front(agent), held)  # type: ignore[arg-type]
+        cell = world.front(agent)
+        assert cell is not None  # `check` passed: an empty cell is in front
+        world.set_cell(cell, held)
         return self.cost
 
     def operators(self) -> list[OperatorSchema]:

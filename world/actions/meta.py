@@ -35,11 +35,11 @@ class Nop(Action):
         (`after: 1`) need no waiting, and random regrowth is not modelled."""
         waits: dict[tuple[str, str], int] = {}  # (spawn, what it replaces) -> steps to wait
         for et in self.world_spec.entity_types.values():
-            spawn = et.on_break
-            if spawn is None or spawn.regrow == "random" or spawn.after < 2:
+            on_break = et.on_break
+            if on_break is None or on_break.regrow == "random" or on_break.after < 2:
                 continue
-            key = (spawn.spawn, et.leaves)
-            waits[key] = max(waits.get(key, 0), spawn.after - 1)
+            key = (on_break.spawn, et.leaves)
+            waits[key] = max(waits.get(key, 0), on_break.after - 1)
         spawns = [s for s, _ in waits]
         ops = []
         for (spawn, leaves), steps in waits.items():

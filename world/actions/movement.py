@@ -94,7 +94,9 @@ class Move(Action):
         return out
 
     def apply(self, world: World, agent: int, arg: Any) -> float:
-        world.move_agent(agent, self._target(world, agent))  # type: ignore[arg-type]
+        target = self._target(world, agent)
+        assert target is not None  # `check` passed: the cell is on the map
+        world.move_agent(agent, target)
         return self.cost
 
 
@@ -194,9 +196,10 @@ class Approach(Action):
         kept too: it stands while no agent moved, and its region while the agent stays in it."""
         st = world.state
         version, grid, cells = st.static_version, st.grid, st.pos.tobytes()
-        memo = self.__dict__.get("_mask_memo")
+        memo: dict[int, tuple[Any, ...]] | None = self.__dict__.get("_mask_memo")
         if memo is None:
-            memo = self._mask_memo = {}  # type: ignore[var-annotated]
+            memo = {}
+            self._mask_memo = memo
         # (args, version, grid, agents' cells, region, its answer, where types are in args,
         # the answer with the agents)
         last = memo.get(agent)
@@ -208,12 +211,13 @@ class Approach(Action):
         h, w = grid.shape
         pos = st.pos.tolist()
         here = pos[agent][0] * w + pos[agent][1]
+        slots: dict[int, list[int]]  # type id -> where it is in args
         if last is not None and last[4].cells >> here & 1:
             region, near, slots = last[4], last[5], last[6]
         else:
             region = passable_regions(world).of(here)
             near = region.touching[np.asarray(args, dtype=np.intp)].tolist()
-            slots: dict[int, list[int]] = {}  # type id -> where it is in args
+            slots = {}
             for j, t in enumerate(args):
                 slots.setdefault(int(t), []).append(j)
         out = near.copy()

@@ -42,12 +42,12 @@ class StepBuffers:
 
 
 @njit
-def advance_worlds(S: tuple, K: tuple, R: tuple, L: tuple,  # type: ignore[type-arg]
+def advance_worlds(S: tuple, K: tuple, R: tuple, L: tuple,
                    stream: np.ndarray, resets: np.ndarray, actions: np.ndarray, main: int,
                    h: int, w: int, tries: int, init_inventory: np.ndarray,
                    goal_ids: np.ndarray, goal_counts: np.ndarray, r_step: float,
                    r_goal: float, r_give_up: float, max_steps: int,
-                   beams: tuple, n_types: int, cap: int,  # type: ignore[type-arg]
+                   beams: tuple, n_types: int, cap: int,
                    obs: np.ndarray, mask: np.ndarray, reward: np.ndarray,
                    terminated: np.ndarray, truncated: np.ndarray, ok: np.ndarray,
                    cost: np.ndarray, success: np.ndarray, restart: np.ndarray,

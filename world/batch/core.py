@@ -51,7 +51,8 @@ class BatchWorld:
                 raise
             self.why_not, engine = str(err), "worlds"
         self.engine = engine or "compiled"
-        self.shape: tuple[int, int] = tuple(self.spec.map.size)  # type: ignore[assignment]
+        rows, columns = self.spec.map.size
+        self.shape: tuple[int, int] = (rows, columns)
         goal = self.template._goal
         self._goal_ids, self._goal_counts = np.flatnonzero(goal), goal[np.flatnonzero(goal)]
         self._builders: dict[tuple[int, int | None], list[Any]] = {}
@@ -198,7 +199,7 @@ class BatchWorld:
     def success(self) -> np.ndarray:
         """The main agent holds the goal, per world."""
         inv = self.inventory(self.main)
-        return (inv[:, self._goal_ids] >= self._goal_counts).all(axis=1)
+        return np.asarray((inv[:, self._goal_ids] >= self._goal_counts).all(axis=1))
 
     def inventory(self, agent: int) -> np.ndarray:
         if self.engine == "worlds":

@@ -366,7 +366,7 @@ def choose(key: np.ndarray, step: np.ndarray, at: np.ndarray, probs: np.ndarray,
 
 
 @njit
-def step_worlds(S: tuple, K: tuple, envs: np.ndarray, actions: np.ndarray, main: int,  # type: ignore[type-arg]
+def step_worlds(S: tuple, K: tuple, envs: np.ndarray, actions: np.ndarray, main: int,
                 h: int, w: int, costs: np.ndarray) -> None:
     """`World.step` in each world of `envs`: costs[i] is the cost of actions[i] (the main
     agent's, in world envs[i]), NaN if it was refused."""

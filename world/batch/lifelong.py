@@ -27,6 +27,7 @@ class LifelongStep:
 
     def finish(self, out: StepBuffers, gave_up: np.ndarray) -> None:
         batch, spec = self.batch, self.batch.spec.lifelong
+        assert spec is not None, "a LifelongStep is made for lifelong specs only"
         names = batch.types.names
         gained = batch.inventory(batch.main) - self.before
         for n in range(batch.num_envs):

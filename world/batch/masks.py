@@ -101,7 +101,7 @@ def approach_allowed(grid: np.ndarray, pos: np.ndarray, labels: np.ndarray,
 
 
 @njit
-def mask_worlds(S: tuple, K: tuple, R: tuple, agent: int, h: int, w: int,  # type: ignore[type-arg]
+def mask_worlds(S: tuple, K: tuple, R: tuple, agent: int, h: int, w: int,
                 out: np.ndarray, envs: np.ndarray) -> None:
     """out[n, j]: env action j of `agent` would not be refused in world n now, for the worlds
     `envs` (the other rows are left as they are)."""

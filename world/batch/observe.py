@@ -45,7 +45,7 @@ def lidar_row(row: np.ndarray, grid: np.ndarray, p: int, f: int, inv: np.ndarray
 
 
 @njit
-def lidar_worlds(S: tuple, agent: int, w: int, cells: np.ndarray, dists: np.ndarray,  # type: ignore[type-arg]
+def lidar_worlds(S: tuple, agent: int, w: int, cells: np.ndarray, dists: np.ndarray,
                  ego: np.ndarray, offsets: np.ndarray, n_types: int, cap: int,
                  out: np.ndarray, envs: np.ndarray) -> None:
     """out[n]: `agent`'s observation of world n, for the worlds `envs` (the others' rows

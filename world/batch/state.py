@@ -114,8 +114,8 @@ class BatchState:
 
 
 @njit
-def reset_worlds(S: tuple, K: tuple, R: tuple, envs: np.ndarray, stream: np.ndarray,  # type: ignore[type-arg]
-                 resets: np.ndarray, L: tuple, h: int, w: int, tries: int,  # type: ignore[type-arg]
+def reset_worlds(S: tuple, K: tuple, R: tuple, envs: np.ndarray, stream: np.ndarray,
+                 resets: np.ndarray, L: tuple, h: int, w: int, tries: int,
                  init_inventory: np.ndarray, status: np.ndarray) -> None:
     """`World._initial_state` for each world in `envs`; status[i] = layout status * 2**16 +
     which placement or agent it concerns (0: ok)."""

@@ -9,6 +9,7 @@ with the same results, only slower.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -157,12 +158,14 @@ def compile_world(world: World) -> CoreTables:
             act_table[a, j, KIND], act_cost[a, j] = kind, g.action.cost
             if kind == CRAFT:
                 ex = g.action
+                assert isinstance(ex, (Craft, Trade))  # what _KINDS maps to CRAFT
                 slot = rows.setdefault((id(ex), g.arg), len(exchanges))
                 if slot == len(exchanges):
                     exchanges.append((ex.need[g.arg], ex.delta[g.arg],
                                       int(ex.partner_id[g.arg]), ex.distance))
                 act_table[a, j, ARG] = slot
             elif kind == MOVE:
+                assert isinstance(g.action, Move)
                 act_table[a, j, ARG] = g.action.offset
             elif kind == ROTATE:
                 right = g.action.spec.params.get("direction", "right") == "right"
@@ -184,8 +187,9 @@ def compile_world(world: World) -> CoreTables:
     for item, k in spec.goal.items():
         goal[types.id(item)] = k
     reward = spec.reward
+    n_rows, n_cols = spec.map.size
     return CoreTables(
-        shape=tuple(spec.map.size), n_types=t, main=world.main, type_table=type_table,
+        shape=(n_rows, n_cols), n_types=t, main=world.main, type_table=type_table,
         drops=drops, rule_table=rule_table, rule_consumes=rule_consumes, rule_gives=rule_gives,
         act_table=act_table, act_cost=act_cost, need_items=_items(need),
         consume_items=_items(rule_consumes),
@@ -227,12 +231,13 @@ def _properties(world: World) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _rule_row(rule: InteractionRule, index: dict[str, int], bits: object, row: np.ndarray,
+def _rule_row(rule: InteractionRule, index: dict[str, int],
+              bits: Callable[[dict[str, bool]], tuple[int, int]], row: np.ndarray,
               consumes: np.ndarray, gives: np.ndarray) -> None:
     row[RULE_HAS] = 1
     row[RULE_HOLDING] = index[rule.holding] if rule.holding else -1
-    row[WHEN_MASK], row[WHEN_VAL] = bits(dict(rule.when))  # type: ignore[operator]
-    row[SETS_MASK], row[SETS_VAL] = bits(dict(rule.sets))  # type: ignore[operator]
+    row[WHEN_MASK], row[WHEN_VAL] = bits(dict(rule.when))
+    row[SETS_MASK], row[SETS_VAL] = bits(dict(rule.sets))
     row[REMOVES] = rule.removes
     row[BECOMES] = index[rule.becomes]
     for item, k in rule.consumes.items():

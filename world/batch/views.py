@@ -11,7 +11,7 @@ from nesyworld.world.kernels.jit import njit, unmanaged
 
 
 @njit(inline=True)
-def state_views(S: tuple) -> tuple:  # type: ignore[type-arg]
+def state_views(S: tuple) -> tuple:
     """`BatchState.arrays()`, in its order."""
     return (unmanaged(S[0]), unmanaged(S[1]), unmanaged(S[2]), unmanaged(S[3]),
             unmanaged(S[4]), unmanaged(S[5]), unmanaged(S[6]), unmanaged(S[7]),
@@ -20,7 +20,7 @@ def state_views(S: tuple) -> tuple:  # type: ignore[type-arg]
 
 
 @njit(inline=True)
-def table_views(K: tuple) -> tuple:  # type: ignore[type-arg]
+def table_views(K: tuple) -> tuple:
     """`kernel_tables(...)`, in its order."""
     return (unmanaged(K[0]), unmanaged(K[1]), unmanaged(K[2]), unmanaged(K[3]),
             unmanaged(K[4]), unmanaged(K[5]), unmanaged(K[6]), unmanaged(K[7]),
@@ -30,6 +30,6 @@ def table_views(K: tuple) -> tuple:  # type: ignore[type-arg]
 
 
 @njit(inline=True)
-def region_views(R: tuple) -> tuple:  # type: ignore[type-arg]
+def region_views(R: tuple) -> tuple:
     """The mask kernel's region cache: labels, what each region touches, version labelled."""
     return unmanaged(R[0]), unmanaged(R[1]), unmanaged(R[2])

@@ -70,7 +70,11 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
     ``phase_index`` (one index per schedule); `reset` reports the phase too.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    # one for the class, as Gymnasium reads it (its stubs declare it per instance)
+    metadata: ClassVar[dict[str, Any]] = {  # type: ignore[misc]
+        "render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    action_space: spaces.Discrete
+    """One action per name of `action_names`."""
 
     def __init__(
         self,
@@ -137,7 +141,8 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
             info.update(self._lifelong.phase_info(w.state.step))
         return self._obs.build(), info
 
-    def step(self, action: np.int64) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
+    def step(self, action: int | np.integer[Any]
+             ) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
         a = int(action)
         if not 0 <= a < self._n_actions:
             raise ValueError(f"action {action!r} is outside Discrete({self._n_actions})")
@@ -173,7 +178,7 @@ class NesyGridEnv(gymnasium.Env[ObsType, np.int64]):
         """The observation of the current state (after the world changed under the env)."""
         return self._obs.build()
 
-    def render(self) -> str | np.ndarray | None:  # type: ignore[override]
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn(
                 "render() called without a render_mode; pass "

@@ -40,9 +40,12 @@ from nesyworld.world.spec.model import WorldSpec
 INFO_KEYS = ("action_mask", "ok", "cost", "step", "success")
 
 
-class NesyVectorEnv(VectorEnv):  # type: ignore[type-arg]
-    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.NEXT_STEP,
-                                          "render_modes": []}
+class NesyVectorEnv(VectorEnv):
+    # one for the class, as Gymnasium reads it (its stubs declare it per instance)
+    metadata: ClassVar[dict[str, Any]] = {  # type: ignore[misc]
+        "autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    single_action_space: spaces.Discrete
+    """One action per name of `action_names`."""
 
     def __init__(self, num_envs: int = 1, spec: WorldSpec | str | Path = "pogostick",
                  observation: ObservationConfig | str | dict[str, Any] | None = None,
@@ -71,8 +74,9 @@ class NesyVectorEnv(VectorEnv):  # type: ignore[type-arg]
         self.single_observation_space = ObservationBuilder(template, template.main,
                                                            self.config).space
         self.observation_space = batch_space(self.single_observation_space, num_envs)
-        self._out = StepBuffers.zeros(num_envs, self.single_observation_space.shape[0],
-                                      len(self.action_names))
+        lidar_shape = self.single_observation_space.shape
+        assert lidar_shape is not None, "a LiDAR observation is a Box"
+        self._out = StepBuffers.zeros(num_envs, lidar_shape[0], len(self.action_names))
         every = np.ones(num_envs, bool)  # every copy reports every key
         self._every = {f"_{k}": every for k in INFO_KEYS}
         self._ready = False

@@ -50,10 +50,11 @@ def install_locators() -> bool:
         from numba.core import caching
     except ImportError:
         return False
-    bases = [getattr(caching, n, None) for n in
+    found = [getattr(caching, n, None) for n in
              ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator")]
+    bases = [base for base in found if isinstance(base, type)]
     impl = getattr(caching, "CacheImpl", None)
-    if impl is None or None in bases or not isinstance(
+    if impl is None or len(bases) < len(found) or not isinstance(
             getattr(impl, "_locator_classes", None), list):
         return False
     if any(getattr(c, "stamps_all_kernels", False) for c in impl._locator_classes):

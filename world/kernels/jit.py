@@ -8,25 +8,32 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-try:
-    if os.environ.get("NESYWORLD_NUMBA", "1").strip().lower() in ("0", "false", "no", "off"):
-        raise ImportError("disabled by NESYWORLD_NUMBA")
-    import numba
 
-    from nesyworld.world.kernels.cache import install_locators
+def _load_numba() -> ModuleType | None:
+    """numba, set up for our kernels; None when it is not installed or is switched off."""
+    try:
+        if os.environ.get("NESYWORLD_NUMBA", "1").strip().lower() in ("0", "false", "no", "off"):
+            raise ImportError("disabled by NESYWORLD_NUMBA")
+        import numba
 
-    install_locators()  # before any kernel is decorated
-    from nesyworld.world.kernels.notice import install_compile_notice
+        from nesyworld.world.kernels.cache import install_locators
 
-    install_compile_notice()  # a compile (not a cache load) says so on stderr
-    HAVE_NUMBA = True
-except ImportError:  # not installed, or switched off
-    numba = None
-    HAVE_NUMBA = False
+        install_locators()  # before any kernel is decorated
+        from nesyworld.world.kernels.notice import install_compile_notice
+
+        install_compile_notice()  # a compile (not a cache load) says so on stderr
+        return numba
+    except ImportError:  # not installed, or switched off
+        return None
+
+
+numba = _load_numba()
+HAVE_NUMBA = numba is not None
 
 
 def njit(fn: F | None = None, *, inline: bool = False) -> Any:
@@ -40,7 +47,7 @@ def njit(fn: F | None = None, *, inline: bool = False) -> Any:
         options: dict[str, Any] = {"cache": True, "nogil": True}
         if inline:
             options["inline"] = "always"
-        return numba.njit(**options)(f)  # type: ignore[no-any-return]
+        return numba.njit(**options)(f)
 
     return wrap if fn is None else wrap(fn)
 
@@ -49,14 +56,16 @@ def _unmanaged_python(array: Any) -> Any:
     return array
 
 
-if numba is None:
-    unmanaged = _unmanaged_python
-else:
+# the identity without numba; with it, the compiled view below (one name for both, so that
+# kernels and their plain Python twins call the same `unmanaged`)
+unmanaged: Callable[[Any], Any] = _unmanaged_python
+if numba is not None:
+    from numba import carray as _carray
     from numba.core import types as _types
     from numba.core.errors import TypingError
     from numba.core.extending import intrinsic
 
-    @intrinsic  # type: ignore[misc]
+    @intrinsic
     def _data_pointer(typingctx: Any, array: Any) -> Any:
         if not isinstance(array, _types.Array) or array.layout != "C":
             raise TypingError(f"unmanaged() takes a C-contiguous array, got {array}")
@@ -66,8 +75,8 @@ else:
 
         return _types.CPointer(array.dtype)(array), codegen
 
-    @numba.njit(inline="always", cache=True)  # type: ignore[misc]
-    def unmanaged(array: Any) -> Any:
+    @numba.njit(inline="always", cache=True)
+    def _unmanaged_view(array: Any) -> Any:
         """A view of `array` that numba does not reference-count.
 
         Every compiled call that takes an array, inlined or not, adds and drops a reference
@@ -75,4 +84,7 @@ else:
         dozen arrays and runs per world per action came to several times the work it does.
         A view without a memory record skips that. Only for an entry kernel's arguments,
         which its Python caller keeps alive for the call: never store or return one."""
-        return numba.carray(_data_pointer(array), array.shape)
+        # numba passes the typing context itself: the call takes the array alone
+        return _carray(_data_pointer(array), array.shape)  # type: ignore[call-arg]
+
+    unmanaged = _unmanaged_view

@@ -50,7 +50,7 @@ class LayoutPlan:
     names: tuple[tuple[str, ...], tuple[str, ...]]  # placement types and agent names, for errors
     # (spec, types, agent names) when the map is drawn per episode (`map.generate`): the
     # arrays above are then only a template, and `build_into` lays out `realized_plan`
-    generated: tuple | None = None  # type: ignore[type-arg]
+    generated: tuple | None = None
 
     @classmethod
     def of(cls, spec: WorldSpec, types: TypeCatalog, agent_names: tuple[str, ...]) -> LayoutPlan:
@@ -90,7 +90,7 @@ class LayoutPlan:
             generated=(spec, types, tuple(agent_names)) if m.generate is not None else None,
         )
 
-    def kernel_args(self) -> tuple:  # type: ignore[type-arg]
+    def kernel_args(self) -> tuple:
         """The plan as `layout_kernel`'s first 14 arguments, in its order."""
         return (self.base, self.place_type, self.place_count, self.place_where,
                 self.fence_target, self.fence_type, self.agent_cell, self.agent_where,

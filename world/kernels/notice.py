@@ -23,7 +23,7 @@ def make_compile_notice(prefix: str = "nesyworld.", stream: IO[str] | None = Non
     when the first function from a module named ``prefix...`` starts compiling."""
     from numba.core import event
 
-    class CompileNotice(event.Listener):  # type: ignore[misc]
+    class CompileNotice(event.Listener):
         def __init__(self) -> None:
             self.said = False
 

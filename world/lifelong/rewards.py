@@ -21,8 +21,9 @@ class LifelongRewards:
     """Pays what the main agent gains (inventory increases) at the schedule's current rates."""
 
     def __init__(self, world: World) -> None:
-        spec: LifelongSpec = world.spec.lifelong
-        self.spec = spec
+        spec = world.spec.lifelong
+        assert spec is not None, "the env makes LifelongRewards for lifelong specs only"
+        self.spec: LifelongSpec = spec
         self.names = world.types.names
         self.main = world.main
 

@@ -128,7 +128,9 @@ def scale_costs(doc: Document, params: Mapping[str, Any]) -> Document:
             action["cost"] = cost * factor
         costs = action.get("costs")
         targets = costs.get("target") if isinstance(costs, dict) else None
-        for target, value in (targets if isinstance(targets, dict) else {}).items():
+        if not isinstance(targets, dict):
+            continue
+        for target, value in targets.items():
             scaled = _scalable(value)
             if scaled is not None:  # per-target costs scale alike
                 targets[target] = scaled * factor

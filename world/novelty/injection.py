@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, SupportsFloat
+from typing import TYPE_CHECKING, Any, SupportsFloat, cast
 
 import gymnasium
 
@@ -27,6 +27,9 @@ from nesyworld.world.novelty.transforms import Novelty, apply_novelties, as_nove
 from nesyworld.world.simulation.world import World
 from nesyworld.world.spec.model import WorldSpec
 
+if TYPE_CHECKING:
+    from nesyworld.world.envs.gym_env import NesyGridEnv
+
 
 class NoveltyInjector(gymnasium.Wrapper):
     """Inject novelties into a NesyGridEnv on their schedule (see the module docstring)."""
@@ -34,7 +37,7 @@ class NoveltyInjector(gymnasium.Wrapper):
     def __init__(self, env: gymnasium.Env, novelties: Sequence[Novelty | str | Path]) -> None:
         super().__init__(env)
         self.novelties = as_novelties(novelties)
-        base = env.unwrapped.world.spec
+        base = self._inner.world.spec
         if base.source.startswith("<"):
             raise SpecError("novelties need a spec loaded from a file or a shipped name",
                             found=base.source, expected="an env whose spec has a file")
@@ -43,6 +46,11 @@ class NoveltyInjector(gymnasium.Wrapper):
         self.episode = -1
         self.space_version = 0
         self._active: tuple[int, ...] = ()
+
+    @property
+    def _inner(self) -> NesyGridEnv:
+        """The NesyGridEnv under the wrappers (Gymnasium types `unwrapped` as any Env)."""
+        return cast("NesyGridEnv", self.env.unwrapped)
 
     def _spec(self, active: tuple[int, ...]) -> WorldSpec:
         if active not in self._specs:
@@ -63,7 +71,7 @@ class NoveltyInjector(gymnasium.Wrapper):
 
     def _use(self, world: World) -> bool:
         """Point the env at `world`; True when the spaces changed."""
-        inner = self.env.unwrapped
+        inner = self._inner
         before = (inner.observation_space, inner.action_space)
         inner.use_world(world)
         self.observation_space = inner.observation_space
@@ -77,7 +85,7 @@ class NoveltyInjector(gymnasium.Wrapper):
         self.episode += 1
         due = self._due_at_reset()
         arrived = [self.novelties[i].name for i in due if i not in self._active]
-        if due != self._active or self.env.unwrapped.world.spec is not self._spec(due):
+        if due != self._active or self._inner.world.spec is not self._spec(due):
             self._use(World(self._spec(due), seed=seed))
             self._active = due
         obs, info = self.env.reset(seed=seed, options=options)
@@ -88,7 +96,7 @@ class NoveltyInjector(gymnasium.Wrapper):
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
-        world = self.env.unwrapped.world
+        world = self._inner.world
         due = tuple(i for i, n in enumerate(self.novelties)
                     if n.inject.mid_episode and n.inject.episode <= self.episode
                     and n.inject.step == world.state.step and i not in self._active)
@@ -96,7 +104,7 @@ class NoveltyInjector(gymnasium.Wrapper):
             self._active = tuple(sorted((*self._active, *due)))
             arrive(world, self._spec(self._active), self.novelties[due[0]])
             self._use(world)
-            obs = self.env.unwrapped.observe()
+            obs = self._inner.observe()
             info["action_mask"] = world.action_mask()
             info["novelty"] = [self.novelties[i].name for i in due]
         info["space_version"] = self.space_version

@@ -120,7 +120,7 @@ def as_novelties(items: Sequence[Novelty | str | Path] | None) -> list[Novelty]:
 
 
 def _bounded(items: Iterable[Novelty | str | Path]) -> list[Novelty | str | Path]:
-    out = []
+    out: list[Novelty | str | Path] = []
     for item in items:
         if len(out) == MAX_NOVELTIES:
             raise SpecError("too many novelties composed at once",

@@ -117,6 +117,9 @@ class ObservationBuilder:
     replace the state object.
     """
 
+    noise: float
+    """The noise in effect: the config's or the spec's (set by `install_noise`)."""
+
     def __init__(self, world: World, agent: int, config: ObservationConfig | None = None) -> None:
         self.world = world
         self.agent = agent

@@ -93,8 +93,8 @@ class ScentTracker:
     def __init__(self, world: Any, sources: np.ndarray, decay: float, diffusion: float
                  ) -> None:
         self.world = world
-        self.field = ScentField(sources, decay, diffusion,
-                                tuple(int(v) for v in world.state.grid.shape))
+        rows, columns = world.state.grid.shape
+        self.field = ScentField(sources, decay, diffusion, (int(rows), int(columns)))
         self._state: Any = None
         self._step = 0
 

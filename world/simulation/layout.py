@@ -79,8 +79,8 @@ def placement_area(spec: WorldSpec, room: str | None) -> np.ndarray:
     rooms = [m.room(room)] if room is not None else list(m.rooms)
     if not rooms:
         inside[:] = True
-    for r in rooms:
-        inside[r.start[0]:r.end[0] + 1, r.start[1]:r.end[1] + 1] = True
+    for box in rooms:
+        inside[box.start[0]:box.end[0] + 1, box.start[1]:box.end[1] + 1] = True
     for door in m.doors:
         r, c = door.at
         inside[max(r - 1, 0):r + 2, max(c - 1, 0):c + 2] = False

@@ -176,5 +176,6 @@ def realized_plan(plan: LayoutPlan, key: int) -> LayoutPlan:
     its catalog and agent order)."""
     from nesyworld.world.kernels.layout import LayoutPlan
 
+    assert plan.generated is not None, "a layout plan of a generated spec"
     spec, types, agent_names = plan.generated
     return LayoutPlan.of(realize(spec, key), types, agent_names)

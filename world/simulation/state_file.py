@@ -9,6 +9,7 @@ used, and a bad one is a SpecError naming the file and the field path (`state.po
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -210,7 +211,7 @@ def _fired(f: Fields, raw: Any, n_events: int) -> tuple[int, ...]:
     return out
 
 
-def _rng(f: Fields, raw: Any, template: dict[str, Any]) -> dict[str, Any]:
+def _rng(f: Fields, raw: Any, template: Mapping[str, Any]) -> dict[str, Any]:
     """A generator state of the same kind as the world's, every number in range: numpy
     checks little of it and raises several kinds of errors on the rest."""
     doc = f.mapping(raw, "rng", tuple(template))

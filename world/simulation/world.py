@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -46,10 +46,12 @@ class Snapshot:
     """A restorable copy of the state and the generator, for episode restarts mid-task."""
 
     state: WorldState
-    rng_state: dict[str, Any]
+    rng_state: Mapping[str, Any]
 
 
-_Group = tuple[Callable[..., Sequence[bool]], slice, list[Any], bool]
+# an action's `mask`, or its class's `mask_instances`: one bool per argument, a list or an array
+_MaskFn = Callable[..., "Sequence[bool] | np.ndarray"]
+_Group = tuple[_MaskFn, slice, list[Any], bool]
 
 
 @dataclass(frozen=True)
@@ -133,8 +135,8 @@ class World:
             {g.name: i for i, g in enumerate(acts)} for acts in self._agent_actions
         ]
         self.controllers = [
-            None if spec.agents[n].controller is None
-            else CONTROLLERS.get(spec.agents[n].controller)(self, i, spec.agents[n].params)
+            None if (controller := spec.agents[n].controller) is None
+            else CONTROLLERS.get(controller)(self, i, spec.agents[n].params)
             for i, n in enumerate(self.agent_names)
         ]
         self._goal = np.zeros(len(self.types), np.int32)
@@ -294,14 +296,17 @@ class World:
 
     def _mask_groups(self, agent: int) -> _MaskPlan:
         """How `action_mask` evaluates the agent's actions, worked out once per agent."""
-        cache = getattr(self, "_mask_group_cache", None)
+        cache: dict[int, _MaskPlan] | None = getattr(self, "_mask_group_cache", None)
         if cache is None:
-            cache = self._mask_group_cache = {}
+            cache = {}
+            self._mask_group_cache = cache
         if agent not in cache:
             acts = self._agent_actions[agent]
             always = [False] * len(acts)
             checks: list[tuple[int, Any, Any]] = []
-            runs: list[tuple[Any, Callable[..., Sequence[bool]], int, list[Any], bool]] = []
+            runs: list[tuple[object, _MaskFn, int, list[Any], bool]] = []
+            key: object
+            mask: _MaskFn
             for i, g in enumerate(acts):
                 kind, from_context = _mask_kind(g.action)
                 if kind == "always":
@@ -311,7 +316,9 @@ class World:
                     checks.append((i, g.action.check, g.arg))
                     continue
                 if kind == "instances":
-                    key, mask, item = type(g.action), type(g.action).mask_instances, g.action
+                    # never None here: _mask_kind picks a class's own mask_instances only
+                    key, item = type(g.action), g.action
+                    mask = cast(_MaskFn, type(g.action).mask_instances)
                 else:
                     key, mask, item = g.action, g.action.mask, g.arg
                 last = runs[-1] if runs else None

@@ -46,7 +46,7 @@ def parse_agents(rd: SpecReader, raw: Any, types: Mapping[str, Any], world_map: 
             action_set = rd.choice(action_set, (*path, "action_set"), action_sets)
         if controller is None and action_set is None:
             action_set = "main" if "main" in action_sets else next(iter(action_sets))
-        if controller is None and not action_sets[action_set]:
+        if controller is None and action_set is not None and not action_sets[action_set]:
             raise rd.fail((*path, "action_set") if "action_set" in araw else path,
                           f"the main agent's action set '{action_set}' is empty",
                           expected="at least one action for the agent that learns or plans")

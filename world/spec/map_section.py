@@ -81,7 +81,7 @@ def parse_map(rd: SpecReader, raw: Any, types: Mapping[str, Any]) -> MapSpec:
         raw_rooms = {"main": {"start": [inset, inset],
                               "end": [size[0] - 1 - inset, size[1] - 1 - inset]}}
     for rname, rraw in raw_rooms.items():
-        path = ("map", "rooms", rname)
+        path: KeyPath = ("map", "rooms", rname)
         rraw = rd.mapping(rraw, path, {"start", "end"})
         start = check_cell(rd.cell(rraw.get("start"), (*path, "start")), (*path, "start"))
         end = check_cell(rd.cell(rraw.get("end"), (*path, "end")), (*path, "end"))

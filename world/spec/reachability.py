@@ -54,9 +54,9 @@ def obtainable(spec: WorldSpec) -> set[str]:
         for r in spec.recipes.values():
             if set(r.inputs) <= have and (r.station is None or r.station in in_world):
                 have |= set(r.outputs)
-        for t in spec.trades.values():
-            if set(t.inputs) <= have and t.trader in in_world:
-                have |= set(t.outputs)
+        for trade in spec.trades.values():
+            if set(trade.inputs) <= have and trade.trader in in_world:
+                have |= set(trade.outputs)
         changed = len(have) + len(in_world) != before
     return have
 

@@ -25,7 +25,8 @@ from nesyworld.world.spec.model import Counts, frozen_counts
 if TYPE_CHECKING:
     from nesyworld.world.spec.reader import SpecReader
 
-MODES = ("cooperative", "competitive")
+Mode = Literal["cooperative", "competitive"]
+MODES: tuple[Mode, ...] = ("cooperative", "competitive")
 SECTION_KEYS = {
     "mode": "cooperative or competitive",
     "learners": "the names of the agents that learn (at least two)",
@@ -34,8 +35,6 @@ SECTION_KEYS = {
     "reward": "goal, step and (competitive only) lose rewards for learners",
 }
 REWARD_KEYS = {"goal", "step", "lose"}
-
-Mode = Literal["cooperative", "competitive"]
 
 
 @dataclass(frozen=True)
@@ -98,7 +97,7 @@ def parse_multiagent(rd: SpecReader, raw: Any, types: Mapping[str, Any],
     values = {k: rd.number(v, (*path, "reward", k)) for k, v in rewards.items()}
     goal_reward = values.get("goal", 100.0)
     return MultiAgentSpec(
-        mode=mode,  # type: ignore[arg-type]  (checked against MODES above)
+        mode=mode,
         learners=learners,
         goal=frozen_counts(team_goal),
         goal_reward=goal_reward,

@@ -164,7 +164,9 @@ class _Builder:
         if tag not in _SCALAR_TAGS:
             raise self.fail(f"unsupported YAML tag {shown(tag)}", ev.start_mark,
                             expected="plain values without tags")
-        node = yaml.ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark, ev.style)
+        # libyaml's events carry its own Mark class, which PyYAML's nodes take as well as theirs
+        node = yaml.ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark,  # type: ignore[arg-type]
+                               ev.style)
         try:
             return _SCALARS.yaml_constructors[tag](_SCALARS, node)
         except (yaml.YAMLError, ValueError, OverflowError, TypeError, KeyError, IndexError,
@@ -226,7 +228,7 @@ class _Builder:
         self.place(top.value, ev.start_mark, False)
 
     def alias(self, ev: yaml.AliasEvent, path: KeyPath, is_key: bool) -> None:
-        anchored = self.anchors.get(ev.anchor)
+        anchored = None if ev.anchor is None else self.anchors.get(ev.anchor)
         if anchored is None:
             recursive = any(o.anchor == ev.anchor for o in self.stack)
             raise self.fail("an alias inside its own anchor" if recursive else
@@ -269,10 +271,11 @@ def parse(text: str, file: str) -> tuple[Any, Marks, Marks]:
 def _syntax_error(exc: yaml.YAMLError, file: str, text: str) -> SpecError:
     """One located line for any of PyYAML's errors (scanner, parser, reader, ...)."""
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    position = getattr(exc, "position", None)  # a ReaderError's
     if mark is not None:
         loc = _at(file, mark)
-    elif isinstance(getattr(exc, "position", None), int):
-        loc = _location(file, text, min(exc.position, len(text)))
+    elif isinstance(position, int):
+        loc = _location(file, text, min(position, len(text)))
     else:
         loc = Location(file, 1, 1)
     problem = getattr(exc, "problem", None) or type(exc).__name__

@@ -107,7 +107,9 @@ class SpacedPlace(Place):
         reason = super().check(world, agent, arg)
         if reason is not None:
             return reason
-        r, c = world.front(agent)  # type: ignore[misc]
+        front = world.front(agent)
+        assert front is not None  # the base `check` passed: a cell is in front
+        r, c = front
         k = int(self.spec.params.get("radius", 1))
         blockers = {world.types.id(t) for t in self.spec.params.get("blockers", ["oak_log"])}
         around = world.state.grid[max(r - k, 0):r + k + 1, max(c - k, 0):c + k + 1]

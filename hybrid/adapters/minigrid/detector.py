@@ -90,7 +90,8 @@ def through_facts(grid: Any, pos: Cell, near: set[Cell], reach: set[str],
     opens onto is counted as if the earlier ones were out of the way: a plan that takes the
     wrong earlier gate meets a refusal and replans."""
     out: set[tuple[str, str]] = set()
-    known, cleared = set(near), []
+    known = set(near)
+    cleared: list[Cell] = []
     for _ in range(depth):
         level = {k: [c for c in cells if c not in cleared and any(
             (c[0] + dx, c[1] + dy) in known for dx, dy in STEPS)] for k, cells in gates.items()}
