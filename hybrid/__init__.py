@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from nesyworld.hybrid.agents.hybrid_agent import HybridAgent, hybrid_configs
     from nesyworld.hybrid.agents.names import HYBRID_AGENTS
     from nesyworld.hybrid.agents.planning_agent import (
-        Event,
+        AgentEvent,
         PlanningAgent,
         PlanningConfig,
         RandomAgent,
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 __getattr__, __all__ = lazy_exports(__name__, {
     "agents.hybrid_agent": ["HybridAgent", "hybrid_configs"],
     "agents.names": ["HYBRID_AGENTS"],
-    "agents.planning_agent": ["Event", "PlanningAgent", "PlanningConfig", "RandomAgent"],
+    "agents.planning_agent": ["AgentEvent", "PlanningAgent", "PlanningConfig", "RandomAgent"],
     "agents.protocol": ["Agent"],
     "baselines.rl_agents": ["RLAgent", "RLConfig", "TransferRLAgent"],
     "baselines.shaping": ["PlanShapedReward", "ShapingConfig"],

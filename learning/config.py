@@ -58,7 +58,7 @@ class PPOConfig:
     ~770 and ~7,200); small minibatches pay a fixed cost per gradient step (a few
     milliseconds of tiny matrix products, the optimiser and Python) that no collection path
     removes. Sample efficiency, the recovery's own settings (2 envs, 500-step chunks, PPO+ICM),
-    seeds 0-2 of `experiments.recovery.run`: 256 x 8 needed no more env steps than 64 x 8 on
+    seeds 0-2 of `experiments.adaptation.run`: 256 x 8 needed no more env steps than 64 x 8 on
     Axe (3,308/3,583/3,658 against 4,542/3,714/3,379 adaptation steps) and Fence (7,929/
     3,893/3,798 against 19,905/5,212/4,156), but not on Fire (15,024/12,185 against 7,394/
     27,112 for seeds 1-2, and seed 0 failed after 125,586 steps where 64 x 8 adapted in

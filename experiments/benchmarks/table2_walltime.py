@@ -5,7 +5,7 @@ Measured here, in the same run, each as a rate: CartPole-v1 random steps/s (the 
 as in env_throughput), PPO training steps/s of the RL agent on pogostick, its acting steps/s
 in evaluation episodes (100 at once on the batched core, as the protocol plays them), and
 the planning agent's steps/s. Recovery cost for the hybrid agents comes from a results file
-of the recovery experiment when given (its median wall time per novelty), else from one Axe
+of the adaptation study when given (its median wall time per novelty), else from one Axe
 recovery measured here. The model of a run then follows the `table2` config: pre-novelty
 training to the budget, evaluation every epoch, adaptation for the paper's T_adapt, and the
 final evaluation.
@@ -17,7 +17,7 @@ replace the 4M budget (an upper bound), and the mean env steps they took after t
 replace the paper's T_adapt.
 
     python -m nesyworld.experiments.benchmarks.table2_walltime --steps 2000 \\
-        [--recovery results/recovery.jsonl] [--measured results/table2.jsonl ...] \\
+        [--adaptation results/adaptation.jsonl] [--measured results/table2.jsonl ...] \\
         [--copies 64 --chunk 4096 --minibatch 2048 --passes 4]
 """
 
@@ -114,9 +114,10 @@ def recovery_seconds(path: Path | None) -> dict[str, float]:
         out.update({n: statistics.median(v) for n, v in by.items()})
     missing = [n for n in NOVELTIES if n not in out]
     if missing:
-        from nesyworld.experiments.recovery.run import RecoveryRunSpec, run_one
+        from nesyworld.experiments.adaptation.run import AdaptationRunSpec, run_one
 
-        axe = float(run_one(RecoveryRunSpec(novelty="axe", eval_episodes=1))["adaptation_seconds"])
+        axe = float(run_one(AdaptationRunSpec(novelty="axe",
+                                              eval_episodes=1))["adaptation_seconds"])
         out.update({n: axe for n in missing})
     return out
 
@@ -249,8 +250,8 @@ def estimate(rates: dict[str, float], recovery: dict[str, float],
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=2000)
-    parser.add_argument("--recovery", type=Path, default=None,
-                        help="results of the recovery experiment (JSON lines)")
+    parser.add_argument("--adaptation", type=Path, default=None,
+                        help="results of the adaptation study (JSON lines)")
     parser.add_argument("--measured", type=Path, nargs="+", default=[], metavar="RESULTS",
                         help="runs of the grid already recorded (table2 results files)")
     parser.add_argument("--configs", nargs="+", default=["table2"], metavar="CONFIG",
@@ -272,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
               "rates": {k: round(v, 1) for k, v in rates.items()},
               "ratios_to_reference": ratios,
               "configs": args.configs,
-              **estimate(rates, recovery_seconds(args.recovery), measured_runs(args.measured),
+              **estimate(rates, recovery_seconds(args.adaptation), measured_runs(args.measured),
                          args.configs, args.agents)}
     print(json.dumps(result, indent=1))
     return 0

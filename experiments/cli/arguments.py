@@ -75,6 +75,7 @@ count = whole(1, MAX_COUNT, "a whole number")
 episodes = whole(1, SPAN - 1, "a number of episodes")
 """Episodes of one stream of a run: each gets its own map seed, SPAN of them at most."""
 port = whole(0, 65535, "a TCP port")
+workers = whole(1, 1024, "a number of workers")
 
 
 def _shown(text: str) -> str:

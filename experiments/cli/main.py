@@ -28,7 +28,8 @@ Handler = Callable[[argparse.Namespace], int]
 
 MODULES = ("world_commands", "run_commands", "symbolic_commands", "novelty_commands",
            "experiment_commands", "continual_commands", "studio_commands", "matrix_commands",
-           "lifelong_commands", "multiagent_commands", "generality_commands")
+           "lifelong_commands", "multiagent_commands", "generality_commands",
+           "adaptation_commands")
 """The command groups, in the order `nesyworld --help` lists them."""
 
 COMMANDS = {
@@ -41,6 +42,7 @@ COMMANDS = {
     "report": "experiment_commands", "continual": "continual_commands",
     "studio": "studio_commands", "matrix": "matrix_commands", "lifelong": "lifelong_commands",
     "multiagent": "multiagent_commands", "generality": "generality_commands",
+    "adaptation": "adaptation_commands",
 }
 """Which group defines each command, so that running one builds only its group's parser
 (some groups list shipped configs in their help, which costs a tenth of a second to read).

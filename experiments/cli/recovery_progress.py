@@ -28,7 +28,7 @@ from rich.progress import (
 )
 
 ENDS = ("learned", "recovery_failed")
-"""Event kinds that end a learning (every learning ends in one of them)."""
+"""Agent event kinds that end a learning (every learning ends in one of them)."""
 PREPARING = "preparing: failure on other maps, learner"
 
 
@@ -47,7 +47,7 @@ class RecoveryProgress:
 
     def __call__(self, event: Any) -> None:
         data = getattr(event, "data", {}) or {}
-        if event.kind == "recovery" and "budget" in data:
+        if event.kind == "adaptation" and "budget" in data:
             self.show(event)
             self.start(str(data.get("learning", "")), int(data["budget"]))
         elif event.kind == "learning" and self.progress is not None and self.task is not None:

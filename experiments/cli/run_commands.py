@@ -136,7 +136,7 @@ def show_hybrid(event: Any) -> None:
         console.print(f"        [dim]{event.text}[/dim]")
         return
     style = {"failure": "red", "novelty": "yellow", "give_up": "red", "drift": "yellow",
-             "plan": "cyan", "recovery": "magenta", "learned": "green",
+             "plan": "cyan", "adaptation": "magenta", "learned": "green",
              "recovery_failed": "red"}.get(event.kind, "")
     text = f"[{style}]{event.text}[/{style}]" if style else event.text
     console.print(f"{event.step:4d}  {event.kind:8s} {text}", highlight=False)
@@ -269,7 +269,7 @@ def cmd_run_hybrid(args: argparse.Namespace, env: Any, recorder: Any = None,
         shown = progress
 
         def on_event(event: Any) -> None:
-            if detail["all"] or event.kind in ("failure", "recovery", "learning", "learned",
+            if detail["all"] or event.kind in ("failure", "adaptation", "learning", "learned",
                                                "recovery_failed", "repaired", "repair_failed",
                                                "novelty"):
                 shown(event)

@@ -84,9 +84,9 @@ def probe_record(agent: Any, result: Any) -> dict[str, Any]:
 
 def run_case(novelty: str, config: GeneralityConfig) -> dict[str, Any]:
     """One case's JSON-able record: the plan probe, then the hybrid agent's adaptation (the
-    recovery experiment's run, `experiments/recovery/run.py`, on this novelty)."""
+    adaptation study's run, `experiments/adaptation/run.py`, on this novelty)."""
+    from nesyworld.experiments.adaptation.run import AdaptationRunSpec, run_one
     from nesyworld.experiments.generality.hosted_case import is_class_ref, run_hosted_case
-    from nesyworld.experiments.recovery.run import RecoveryRunSpec, run_one
 
     if is_class_ref(novelty):  # a novelty class on an env that is not nesyworld's
         return run_hosted_case(novelty, config, config.recovered_at)
@@ -95,7 +95,7 @@ def run_case(novelty: str, config: GeneralityConfig) -> dict[str, Any]:
                               "novelty": novelty, "config": asdict(config),
                               "knowledge": config.knowledge, "refusals": config.refusals,
                               **probe_plan(config.spec, novelty, config.seed, config.refusals)}
-    run = run_one(RecoveryRunSpec(config.spec, novelty, config.seed, config.agent,
+    run = run_one(AdaptationRunSpec(config.spec, novelty, config.seed, config.agent,
                                   config.step_budget, config.eval_episodes,
                                   config.max_episodes, knowledge=config.knowledge,
                                   refusals=config.refusals))

@@ -1,5 +1,5 @@
 """Adapt an agent to a novelty, then evaluate it: the measurement behind `nesyworld run
---agent rapidlearn+` and the recovery experiment, under the "light" protocol.
+--agent rapidlearn+` and the adaptation study, under the "light" protocol.
 
 The light protocol: episodes with learning on, from the injection, until `window` in a row
 succeed with no new learning, or `max_episodes`; then `eval_episodes` evaluation episodes

@@ -189,7 +189,7 @@ class LiveRun:
         self.hub.publish("agent", {"kind": event.kind, "text": event.text,
                                    "step": int(event.step), "episode": self.episode,
                                    "data": data})
-        if event.kind == "recovery" and "budget" in data:
+        if event.kind == "adaptation" and "budget" in data:
             self._progress = {"operator": data.get("learning", ""), "steps": 0,
                               "budget": int(data["budget"]), "epoch": None,
                               "state": "preparing"}

@@ -11,7 +11,7 @@ from nesyworld.world.exports import lazy_exports
 if TYPE_CHECKING:
     from nesyworld.hybrid.agents.hybrid_agent import HybridAgent
     from nesyworld.hybrid.agents.planning_agent import (
-        Event,
+        AgentEvent,
         PlanningAgent,
         PlanningConfig,
         RandomAgent,
@@ -20,6 +20,6 @@ if TYPE_CHECKING:
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "hybrid_agent": ["HybridAgent"],
-    "planning_agent": ["Event", "PlanningAgent", "PlanningConfig", "RandomAgent"],
+    "planning_agent": ["AgentEvent", "PlanningAgent", "PlanningConfig", "RandomAgent"],
     "protocol": ["Agent"],
 })

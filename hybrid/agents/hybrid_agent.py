@@ -22,7 +22,7 @@ from typing import Any
 
 from nesyworld.hybrid.agents.names import HYBRID_AGENTS
 from nesyworld.hybrid.agents.planning_agent import (
-    Event,
+    AgentEvent,
     PlanningAgent,
     PlanningConfig,
     PolicySkill,
@@ -92,7 +92,7 @@ class HybridAgent(PlanningAgent):
                  config: PlanningConfig | None = None,
                  recovery: RecoveryConfig | None = None, novelty: str = "",
                  learning: bool = True,
-                 on_event: Callable[[Event], None] | None = None,
+                 on_event: Callable[[AgentEvent], None] | None = None,
                  repair: RepairConfig | None = None,
                  knowledge: Knowledge = DEFAULT_KNOWLEDGE, host: Host | None = None) -> None:
         super().__init__(env, kb, config or PlanningConfig(), on_event, host)
@@ -180,7 +180,7 @@ class HybridAgent(PlanningAgent):
         if not self.repair_config.enabled or key in self._repairs_tried:
             return False
         self._repairs_tried.add(key)
-        self.emit("recovery", f"repairing the model from: {key}")
+        self.emit("adaptation", f"repairing the model from: {key}")
         return self._adopt(self._repairer().repair(self.boundary, evidence))
 
     def on_no_plan(self) -> bool:
@@ -206,7 +206,7 @@ class HybridAgent(PlanningAgent):
         if key in self._repairs_tried:
             return False
         self._repairs_tried.add(key)
-        self.emit("recovery", f"bridging: the knowledge base has no plan; {key}")
+        self.emit("adaptation", f"bridging: the knowledge base has no plan; {key}")
         return self._adopt(self._repairer().bridge(self.boundary, evidence))
 
     def _learn_gap(self) -> bool:
@@ -215,14 +215,14 @@ class HybridAgent(PlanningAgent):
         z = self.boundary.detect()
         item = missing_item(self.kb, self.planner, z, self.task_goal)
         if item is None:
-            self.emit("recovery", "no plan, and every item the goal needs can still be "
+            self.emit("adaptation", "no plan, and every item the goal needs can still be "
                       "obtained: nothing to learn")
             return False
         failure = gap_failure(item, self.boundary.snapshot(), z, self.boundary.step_count)
         name = failure.operator.name
         if self._gave_up.get(name, 0) >= self.recovery_config.attempts:
             return False
-        self.emit("recovery", f"learning to obtain {item}: the knowledge base has no plan "
+        self.emit("adaptation", f"learning to obtain {item}: the knowledge base has no plan "
                   f"and cannot obtain {item} from here", **self._learning_starts(name))
         # a bridge has no failed operator to meet again on other maps
         return self._learn(failure, None, replace(self.recovery_config, extra_maps=0))
@@ -235,7 +235,7 @@ class HybridAgent(PlanningAgent):
             return True
         if not getattr(self, "_said_cannot_learn", False):
             self._said_cannot_learn = True
-            self.emit("recovery", "learning a policy needs nesyworld's own world; on this "
+            self.emit("adaptation", "learning a policy needs nesyworld's own world; on this "
                       "env the agent repairs and experiments only")
         return False
 
@@ -291,7 +291,7 @@ class HybridAgent(PlanningAgent):
         name = failure.operator.name
         self._failures_seen[name] = self._failures_seen.get(name, 0) + 1
         if self._failures_seen[name] < self.recovery_config.confirmations:
-            self.emit("recovery", f"{name} failed; replanning first (it is learned from "
+            self.emit("adaptation", f"{name} failed; replanning first (it is learned from "
                       f"when it fails {self.recovery_config.confirmations} times)")
             return iter(())
         if self._gave_up.get(name, 0) >= self.recovery_config.attempts:
@@ -303,16 +303,16 @@ class HybridAgent(PlanningAgent):
         previous = self.learned.get(name)
         if isinstance(previous, LearnedOperator):
             if self._tuned.get(name, 0) >= self.recovery_config.finetunes:
-                self.emit("recovery", f"{name} failed again; it was fine-tuned "
+                self.emit("adaptation", f"{name} failed again; it was fine-tuned "
                           f"{self.recovery_config.finetunes} times already, so the agent "
                           "replans around it")
                 return iter(())
             self._tuned[name] = self._tuned.get(name, 0) + 1
-            self.emit("recovery", f"fine-tuning {previous.name} after: {failure}",
+            self.emit("adaptation", f"fine-tuning {previous.name} after: {failure}",
                       **self._learning_starts(name))
         else:
             previous = None
-            self.emit("recovery", f"learning to recover from: {failure}",
+            self.emit("adaptation", f"learning to recover from: {failure}",
                       **self._learning_starts(name))
         self._learn(failure, previous, self.recovery_config)
         return iter(())

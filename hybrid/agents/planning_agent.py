@@ -90,7 +90,7 @@ class PlanningConfig:
 
 
 @dataclass(frozen=True)
-class Event:
+class AgentEvent:
     """Something worth showing a user: a plan, an operator's outcome, a novelty."""
 
     step: int
@@ -139,7 +139,7 @@ class PlanningAgent:
 
     def __init__(self, env: Any, kb: KnowledgeBase | None = None,
                  config: PlanningConfig = PlanningConfig(),
-                 on_event: Callable[[Event], None] | None = None,
+                 on_event: Callable[[AgentEvent], None] | None = None,
                  host: Host | None = None) -> None:
         self.env = env
         self.config = config
@@ -150,11 +150,11 @@ class PlanningAgent:
         self.kb = kb if kb is not None else boundary.knowledge()
         self.planner = Planner(config.planner, timeout=config.planner_timeout, cache=PlanCache())
         self.on_event = on_event
-        self.events: list[Event] = []
+        self.events: list[AgentEvent] = []
         self.failures: list[OperatorFailure] = []
         self.known_types = {o.name for o in self.kb.base.objects}
         self.known_actions = set(pre_novelty_actions(self.kb, boundary.actions()))
-        self.novelties: list[Event] = []
+        self.novelties: list[AgentEvent] = []
         self.learned: dict[str, PolicySkill] = {}
         """Operators executed by a policy (`policy:<name>` actions), by operator name."""
         self._driver: Iterator[str] | None = None
@@ -221,7 +221,7 @@ class PlanningAgent:
 
     # --- reporting ---------------------------------------------------------------------------
     def emit(self, kind: str, text: str, **data: Any) -> None:
-        event = Event(self.boundary.step_count, kind, text, data)
+        event = AgentEvent(self.boundary.step_count, kind, text, data)
         self.events.append(event)
         if self.on_event is not None:
             self.on_event(event)
@@ -234,13 +234,13 @@ class PlanningAgent:
         for name in observed_types(z if z is not None else self.boundary.detect()):
             if name not in self.known_types:
                 self.known_types.add(name)
-                self.novelties.append(Event(step, "novelty", f"new entity type '{name}'",
+                self.novelties.append(AgentEvent(step, "novelty", f"new entity type '{name}'",
                                             {"type": name}))
                 self.emit("novelty", f"new entity type '{name}' observed", type=name)
         for name in self.boundary.actions():
             if name not in self.known_actions:
                 self.known_actions.add(name)
-                self.novelties.append(Event(step, "novelty", f"new action '{name}'",
+                self.novelties.append(AgentEvent(step, "novelty", f"new action '{name}'",
                                             {"action": name}))
                 self.emit("novelty", f"new action '{name}' available", action=name)
 

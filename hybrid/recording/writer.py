@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from nesyworld.world.simulation.world import World
 
 FORMAT = "nesyworld.episode/1"
-KINDS = ("plan", "no_plan", "done", "failure", "drift", "novelty", "give_up", "recovery",
+KINDS = ("plan", "no_plan", "done", "failure", "drift", "novelty", "give_up", "adaptation",
          "learning", "learned", "recovery_failed")
 """The agent events a recording keeps (every kind `PlanningAgent` and `HybridAgent` emit)."""
 

@@ -1,4 +1,4 @@
-"""Recovery by learning (RAPid-Learn style, see docs/RECOVERY.md): the subproblem env
+"""Recovery by learning (RAPid-Learn style, see docs/ADAPTATION.md): the subproblem env
 built from a failure, more start states, training, and the learned operator.
 """
 

@@ -1,6 +1,6 @@
 """The learning subproblem of recovery: a small Gymnasium env built from one OperatorFailure.
 
-RAPid-Learn, done properly (see docs/RECOVERY.md): every episode starts at the
+RAPid-Learn, done properly (see docs/ADAPTATION.md): every episode starts at the
 failure snapshot rather than replaying the task, the actions are the agent's whole action
 space masked by legality, and plannability is asked of the knowledge base WITHOUT the failed
 operator, so a state cannot look good only because the plan would use the broken
@@ -77,7 +77,7 @@ class SpecRef:
 
 @dataclass(frozen=True)
 class RecoveryEnvConfig:
-    """How the recovery env rewards, ends and observes (defaults: docs/RECOVERY.md)."""
+    """How the recovery env rewards, ends and observes (defaults: docs/ADAPTATION.md)."""
 
     horizon: int = 200
     step_reward: float = -1.0
@@ -260,7 +260,7 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
                                        for item, n in self.goal.items() if item in z.names)
 
     def jumps_ahead(self, z: SymbolicState, start: int = 0) -> bool:
-        """docs/RECOVERY.md's "jump ahead": z satisfies the regression of a tail of the suffix
+        """docs/ADAPTATION.md's "jump ahead": z satisfies the regression of a tail of the suffix
         of the failure at `start`, checked by progressing the tail's declared effects from
         z (no planner call)."""
         key = (z, start)

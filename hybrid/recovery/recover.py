@@ -1,6 +1,6 @@
 """Recovery by learning: from one OperatorFailure to a learned operator the planner uses.
 
-As in docs/RECOVERY.md: build the subproblem env at the failure snapshot, train PPO
+As in docs/ADAPTATION.md: build the subproblem env at the failure snapshot, train PPO
 (RapidLearn) or PPO+ICM (RapidLearn+) until the paper's convergence test or the step budget,
 roll the greedy policy out from the snapshot, turn the successful rollouts into a
 `LearnedOperator`, splice it into the knowledge base (demoting the operator that failed) and
@@ -74,7 +74,7 @@ def _recovery_train_config() -> TrainConfig:
 RECOVERY_MINIBATCH = 128
 """The recoveries' PPO minibatch: the paper's (its table 7), where PPOConfig's default is 64.
 Measured on the light protocol's Axe, Fence and Fire recoveries, run seeds 0-5
-(`python -m nesyworld.experiments.recovery.run --novelties axe fence fire --seeds 6
+(`python -m nesyworld.experiments.adaptation.run --novelties axe fence fire --seeds 6
 --minibatch 128`): every run adapted, in fewer env steps on average than at 64 (T_adapt
 3,883 / 6,989 / 16,905 against 4,486 / 7,153 / 23,078), with half the gradient steps a
 chunk (per env step, training ran about as fast: 872 against 865 env steps/s over 16,384

@@ -1,6 +1,6 @@
 """One seeding scheme for every entry point: a run seed decides everything random in a run.
 
-Why one scheme: before it, the CLI, the recovery experiment and the protocol each derived
+Why one scheme: before it, the CLI, the adaptation study and the protocol each derived
 map seeds their own way (`seed + k`, `seed * 1000 + k`, `EVAL_SEED + 100_000 * seed`), the
 CLI never seeded the learner, and runs 0, 1 and 2 shared most of their maps, so "ten seeds"
 were not ten independent runs. Here a run seed gives

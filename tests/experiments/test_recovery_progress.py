@@ -11,17 +11,17 @@ from typing import Any
 from rich.console import Console
 
 from nesyworld.experiments.cli.recovery_progress import RecoveryProgress
-from nesyworld.hybrid.agents.planning_agent import Event
+from nesyworld.hybrid.agents.planning_agent import AgentEvent
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-def events() -> list[Event]:
-    return [Event(3, "recovery", "learning to recover from: break failed",
+def events() -> list[AgentEvent]:
+    return [AgentEvent(3, "adaptation", "learning to recover from: break failed",
                   {"learning": "break", "budget": 60_000}),
-            Event(3, "learning", "epoch 1: 500 steps", {"epoch": 1, "steps": 500,
+            AgentEvent(3, "learning", "epoch 1: 500 steps", {"epoch": 1, "steps": 500,
                                                          "success_rate": 0.25}),
-            Event(3, "learned", "learned_break_1 after 3000 env steps",
+            AgentEvent(3, "learned", "learned_break_1 after 3000 env steps",
                   {"pddl": "(:action learned_break_1)"})]
 
 
@@ -87,7 +87,7 @@ def test_a_learned_operators_pddl_is_never_wrapped(monkeypatch: Any) -> None:
     out = io.StringIO()
     monkeypatch.setattr(run_commands, "console", LazyConsole(file=out, width=40))
     pddl = "(:action learned_break_1 ; " + "why " * 30 + "\n  :parameters ())"
-    run_commands.show_hybrid(Event(3, "learned", "learned_break_1", {"pddl": pddl}))
+    run_commands.show_hybrid(AgentEvent(3, "learned", "learned_break_1", {"pddl": pddl}))
     assert pddl in out.getvalue()
 
 

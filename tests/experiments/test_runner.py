@@ -74,7 +74,7 @@ def calls(log: Path) -> list[str]:
 
 
 def test_shipped_configs_expand_to_the_grids() -> None:
-    assert {"table2", "recovery", "smoke"} <= set(shipped_configs())
+    assert {"table2", "hybrid_light", "smoke"} <= set(shipped_configs())
     table2 = load_experiment("table2")
     runs = table2.runs()
     assert len(runs) == 4 * 5 * 10 and len({r.key for r in runs}) == 200
@@ -83,7 +83,7 @@ def test_shipped_configs_expand_to_the_grids() -> None:
     assert set(table2.novelties) == {"axe", "chest", "distance", "fence", "fire"}
     assert table2.seeds == tuple(range(10)) and table2.protocol == ProtocolConfig(
         pretrained="results/table2/pretrained/{agent}_{seed}.pt")  # the paper's values
-    recovery = load_experiment("recovery")
+    recovery = load_experiment("hybrid_light")
     assert len(recovery.runs()) == 2 * 5 * 5
     assert recovery.protocol.post_steps < table2.protocol.post_steps
     smoke = load_experiment("smoke")

@@ -70,7 +70,7 @@ def learned_op() -> LearnedOperator:
 def test_a_failure_triggers_recovery_and_the_episode_still_succeeds() -> None:
     run = adapted()
     assert run.first.failures and run.first.failures[0]["operator"] == "break_oak_log"
-    assert run.kinds.index("failure") < run.kinds.index("recovery") < run.kinds.index(
+    assert run.kinds.index("failure") < run.kinds.index("adaptation") < run.kinds.index(
         "learned")
     assert "learning" in run.kinds  # per-epoch progress was reported
     outcome = run.agent.recoveries[0]

@@ -116,7 +116,7 @@ function onAgentEvent(data, id) {
   else if (e.kind === "done" && live.plan) live.plan.done++;
   else if (e.kind === "failure" && live.plan) live.plan.failed = true;
   if (["plan", "done", "failure"].includes(e.kind)) drawPlan();
-  if (e.kind === "recovery" && "budget" in e.data) live.epochs = [];
+  if (e.kind === "adaptation" && "budget" in e.data) live.epochs = [];
   if (e.kind === "learning") live.epochs.push(e.data);
   else addLine(eventItem(e, false));
   if (STARTS.includes(e.kind) || ["learned", "recovery_failed"].includes(e.kind)) drawRecovery();

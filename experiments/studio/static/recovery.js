@@ -6,7 +6,8 @@
 import { $, actionSpan, escapeHtml, lineDiff, say } from "./common.js";
 import { epochChart } from "./charts.js";
 
-export const STARTS = ["recovery", "learning", "repaired", "repair_failed"];
+// "recovery": what recordings made before "adaptation" named the kind call it
+export const STARTS = ["adaptation", "recovery", "learning", "repaired", "repair_failed"];
 
 // events: the agent events so far, in order; epochs: the epoch records to chart; chart:
 // "success", "reward" or "losses"; domainBefore(learned): the domain text the failed

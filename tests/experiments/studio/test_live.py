@@ -27,7 +27,7 @@ from nesyworld.experiments.cli.recovery_progress import RecoveryProgress
 from nesyworld.experiments.studio import RunningStudio, create_app, start
 from nesyworld.experiments.studio.live import LiveHub, plain
 from nesyworld.experiments.studio.live_run import LiveRun
-from nesyworld.hybrid.agents.planning_agent import Event
+from nesyworld.hybrid.agents.planning_agent import AgentEvent
 from nesyworld.world.envs import NesyGridEnv
 
 FAILED_BLOCK = """(:action break_oak_log
@@ -51,7 +51,7 @@ class ScriptedKB:
 class ScriptedAgent:
     """What `LiveRun.attach` reads of a hybrid agent."""
 
-    events: list[Event] = field(default_factory=list)
+    events: list[AgentEvent] = field(default_factory=list)
     on_event: Any = None
     on_progress: Any = None
     learning: bool = True
@@ -59,7 +59,7 @@ class ScriptedAgent:
     kb: ScriptedKB = field(default_factory=ScriptedKB)
 
     def emit(self, step: int, kind: str, text: str, **data: Any) -> None:
-        event = Event(step, kind, text, data)
+        event = AgentEvent(step, kind, text, data)
         self.events.append(event)
         if self.on_event is not None:
             self.on_event(event)
@@ -108,7 +108,7 @@ class Script:
             time.sleep(self.pause)
         agent.emit(3, "failure", "world step 3: break_oak_log was refused: needs axe",
                    failure={"operator": "break_oak_log", "kind": "precondition"})
-        agent.emit(3, "recovery", "learning to recover from: break_oak_log",
+        agent.emit(3, "adaptation", "learning to recover from: break_oak_log",
                    learning="break_oak_log", budget=1500)
         for epoch, steps in enumerate((500, 1000, 1500), start=1):
             time.sleep(self.pause)
@@ -200,7 +200,7 @@ def test_events_arrive_while_the_run_goes(live_studio: tuple[LiveHub, RunningStu
     # the run is held mid-episode: what it did so far has reached the page already
     assert script.thread is not None and script.thread.is_alive() and not script.ending.is_set()
     kinds = [m["data"]["kind"] for m in received if m["type"] == "agent"]
-    assert kinds == ["plan", "done", "done", "failure", "recovery", "learning",
+    assert kinds == ["plan", "done", "done", "failure", "adaptation", "learning",
                      "learning", "learning", "learned"]
     assert not any(m["type"] == "end" for m in received)
     script.release.set()
@@ -299,7 +299,7 @@ def test_the_progress_bar_moves_per_chunk() -> None:
     out = io.StringIO()
     shown: list[Any] = []
     display = RecoveryProgress(shown.append, Console(file=out, force_terminal=True, width=120))
-    display(Event(3, "recovery", "learning to recover from: x", {"learning": "break",
+    display(AgentEvent(3, "adaptation", "learning to recover from: x", {"learning": "break",
                                                                  "budget": 2000}))
     display.advance(250)  # a chunk, before the first epoch's evaluation
     assert display.progress is not None

@@ -1,5 +1,5 @@
 """The recovery wall-time benchmark's bookkeeping, with the runs stubbed (a real run of the
-same `run_one` is in test_recovery_experiment.py)."""
+same `run_one` is in test_adaptation_experiment.py)."""
 
 from __future__ import annotations
 
@@ -7,24 +7,24 @@ import json
 
 import pytest
 
-from nesyworld.experiments.benchmarks import recovery_walltime
-from nesyworld.experiments.recovery.run import RecoveryRunSpec
+from nesyworld.experiments.adaptation.run import AdaptationRunSpec
+from nesyworld.experiments.benchmarks import adaptation_walltime
 
 
 def test_settings_alternate_and_rows_keep_adapted_runs_apart(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     order: list[tuple[int, float | None]] = []
 
-    def run_one(spec: RecoveryRunSpec) -> dict:
+    def run_one(spec: AdaptationRunSpec) -> dict:
         order.append((spec.seed, spec.novelty_bias))
         assert spec.planner == "in-process" and spec.novelty == "fire"
         adapted = not (spec.novelty_bias == 0 and spec.seed == 1)
         return {"t_adapt": 1_000 * (spec.seed + 1) if adapted else None,
                 "adaptation_seconds": 2.0 * (spec.seed + 1)}
 
-    monkeypatch.setattr(recovery_walltime, "run_one", run_one)
-    monkeypatch.setattr(recovery_walltime, "reference_seconds", lambda: 0.5)
-    assert recovery_walltime.main(["--novelties", "fire", "--seeds", "2", "--compare-bias",
+    monkeypatch.setattr(adaptation_walltime, "run_one", run_one)
+    monkeypatch.setattr(adaptation_walltime, "reference_seconds", lambda: 0.5)
+    assert adaptation_walltime.main(["--novelties", "fire", "--seeds", "2", "--compare-bias",
                                    "0", "--json"]) == 0
     # each seed runs both settings, the first one flipping from seed to seed
     assert order == [(0, None), (0, 0.0), (1, 0.0), (1, None)]

@@ -1,4 +1,5 @@
-"""The hybrid agent from the command line and the recovery experiment script, smoke-sized."""
+"""The hybrid agent from the command line, and the adaptation study (`nesyworld
+adaptation`), smoke-sized."""
 
 from __future__ import annotations
 
@@ -8,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from nesyworld.experiments.cli.main import main
-from nesyworld.experiments.recovery.run import (
-    RecoveryRunSpec,
+from nesyworld.experiments.adaptation.run import (
+    AdaptationRunSpec,
     load_done,
     run_one,
     summary_rows,
     sweep,
 )
-from nesyworld.experiments.recovery.run import main as experiment_main
+from nesyworld.experiments.adaptation.run import main as experiment_main
+from nesyworld.experiments.cli.main import main
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
@@ -84,7 +85,7 @@ def test_hybrid_run_prints_failure_learning_and_operator(capsys: pytest.CaptureF
 def test_sweep_records_resumes_and_summarises(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "runs.jsonl"
-    configs = [RecoveryRunSpec(novelty="chest", seed=0, eval_episodes=2, max_episodes=5)]
+    configs = [AdaptationRunSpec(novelty="chest", seed=0, eval_episodes=2, max_episodes=5)]
     records = sweep(configs, out, workers=1)
     assert records[0]["key"] == "pogostick/chest/rapidlearn+/closed/0"
     assert (records[0]["knowledge"], records[0]["refusals"]) == ("closed", "explained")
@@ -101,6 +102,21 @@ def test_sweep_records_resumes_and_summarises(tmp_path: Path,
                             "--workers", "1", "--out", str(out), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert rows[0]["novelty"] == "chest" and rows[0]["seeds"] == 1
+    # the module's main is `nesyworld adaptation`, the same study
+    assert main(["adaptation", "--novelties", "chest", "--seeds", "1", "--eval-episodes", "2",
+                 "--workers", "1", "--out", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == rows
+
+
+def test_the_adaptation_command_refuses_bad_values_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "runs.jsonl"
+    assert main(["adaptation", "--novelties", "axx", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "did you mean 'axe'" in err
+    assert main(["adaptation", "--seeds", "0"]) == 2
+    assert "--seeds" in capsys.readouterr().err
+    assert not out.exists()
 
 
 def test_runs_that_did_not_adapt_are_counted_apart_not_averaged_in() -> None:
@@ -127,26 +143,26 @@ def test_ppo_settings_reach_the_recoveries_and_name_their_runs(
         raise Built
 
     monkeypatch.setattr(hybrid, "HybridAgent", agent)
-    spec = RecoveryRunSpec(novelty="axe", minibatch=128, passes=4)
+    spec = AdaptationRunSpec(novelty="axe", minibatch=128, passes=4)
     with pytest.raises(Built):
         run_one(spec)
     assert (seen["ppo"].batch_size, seen["ppo"].epochs_per_update) == (128, 4)
     with pytest.raises(Built):
-        run_one(RecoveryRunSpec(novelty="axe"))
+        run_one(AdaptationRunSpec(novelty="axe"))
     assert (seen["ppo"].batch_size, seen["ppo"].epochs_per_update) == (128, 8)
 
     # an oracle run keeps the key older results files (made before the regimes were named,
     # with the oracle's knowledge) hold; a setting is a run of its own
-    assert RecoveryRunSpec(novelty="axe", knowledge="oracle").key == "pogostick/axe/rapidlearn+/0"
-    assert RecoveryRunSpec(novelty="axe").key == "pogostick/axe/rapidlearn+/closed/0"
+    assert AdaptationRunSpec(novelty="axe", knowledge="oracle").key == "pogostick/axe/rapidlearn+/0"
+    assert AdaptationRunSpec(novelty="axe").key == "pogostick/axe/rapidlearn+/closed/0"
     assert spec.key == "pogostick/axe/rapidlearn+/128x4/closed/0"
     assert spec.setting.endswith("128x4 closed")
 
-    def record(config: RecoveryRunSpec) -> dict:
+    def record(config: AdaptationRunSpec) -> dict:
         return {"config": asdict(config), "t_adapt": 1_000, "post_novelty_success_rate": 1.0,
                 "recoveries": [{}], "wall_seconds": 1.0}
 
-    rows = summary_rows([record(spec), record(RecoveryRunSpec(novelty="axe"))])
+    rows = summary_rows([record(spec), record(AdaptationRunSpec(novelty="axe"))])
     assert sorted(r["agent"] for r in rows) == ["rapidlearn+ 128x4 closed", "rapidlearn+ closed"]
 
 
@@ -165,19 +181,19 @@ def test_the_novelty_bias_and_planner_reach_the_agent_and_name_their_runs(
         raise Built
 
     monkeypatch.setattr(hybrid, "HybridAgent", agent)
-    spec = RecoveryRunSpec(novelty="fire", novelty_bias=0.0, planner="in-process")
+    spec = AdaptationRunSpec(novelty="fire", novelty_bias=0.0, planner="in-process")
     with pytest.raises(Built):
         run_one(spec)
     assert seen["recovery"].novelty_bias == 0.0
     assert seen["planning"].planner == "in-process"
     with pytest.raises(Built):
-        run_one(RecoveryRunSpec(novelty="fire"))
+        run_one(AdaptationRunSpec(novelty="fire"))
     assert seen["recovery"].novelty_bias == 2.0 and seen["planning"] is None
     assert (seen["knowledge"], seen["refusals"]) == ("closed", "explained")
     assert spec.key == "pogostick/fire/rapidlearn+/bias0/in-process/closed/0"
-    assert RecoveryRunSpec(novelty="fire").key == "pogostick/fire/rapidlearn+/closed/0"
+    assert AdaptationRunSpec(novelty="fire").key == "pogostick/fire/rapidlearn+/closed/0"
     with pytest.raises(Built):
-        run_one(RecoveryRunSpec(novelty="fire", knowledge="oracle", refusals="silent"))
+        run_one(AdaptationRunSpec(novelty="fire", knowledge="oracle", refusals="silent"))
     assert (seen["knowledge"], seen["refusals"]) == ("oracle", "silent")
-    assert RecoveryRunSpec(novelty="fire", knowledge="oracle", refusals="silent").key == (
+    assert AdaptationRunSpec(novelty="fire", knowledge="oracle", refusals="silent").key == (
         "pogostick/fire/rapidlearn+/silent-refusals/0")

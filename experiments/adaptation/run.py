@@ -1,7 +1,7 @@
-"""The recovery experiment: the hybrid agent against novelties that break its plan, by seed.
+"""The adaptation study: the hybrid agent against novelties that break its plan, by seed.
 
-    python -m nesyworld.experiments.recovery.run --novelties axe fence distance fire \\
-        chest --seeds 5 --out results/recovery.jsonl
+    nesyworld adaptation --novelties axe fence distance fire chest --seeds 5 \\
+        --out results/adaptation.jsonl
 
 Each run (novelty, seed) adapts a fresh RapidLearn+ (or RapidLearn) agent to the novelty and
 evaluates it frozen under the light protocol (experiments/protocol/adaptation.py; counts as
@@ -13,10 +13,9 @@ how many did; it is not the paper's protocol, so it is not set beside the paper'
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import json
 import statistics
+import sys
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -28,13 +27,12 @@ from rich.console import Console
 from rich.table import Table
 
 from nesyworld.experiments.protocol.adaptation import PROTOCOL
-from nesyworld.hybrid.agents.names import HYBRID_AGENTS
 
 console = Console(stderr=True)
 
 
 @dataclass(frozen=True)
-class RecoveryRunSpec:
+class AdaptationRunSpec:
     """One run of the sweep."""
 
     spec: str = "pogostick"
@@ -83,7 +81,7 @@ class RecoveryRunSpec:
         return f"{self.spec}/{self.novelty}/{self.setting.replace(' ', '/')}/{self.seed}"
 
 
-def run_one(config: RecoveryRunSpec) -> dict[str, Any]:
+def run_one(config: AdaptationRunSpec) -> dict[str, Any]:
     """Adapt and evaluate one agent; a JSON-able record (heavy imports stay in the worker)."""
     from nesyworld.experiments.protocol.adaptation import adapt_and_evaluate
     from nesyworld.hybrid import HybridAgent, PlanningConfig, hybrid_configs
@@ -125,7 +123,8 @@ def load_done(path: Path) -> dict[str, dict[str, Any]]:
     return read_latest(path).records
 
 
-def sweep(configs: Sequence[RecoveryRunSpec], out: Path, workers: int = 2) -> list[dict[str, Any]]:
+def sweep(configs: Sequence[AdaptationRunSpec], out: Path, workers: int = 2
+          ) -> list[dict[str, Any]]:
     """Run what `out` does not hold yet, `workers` at a time, appending as runs finish."""
     done = load_done(out)
     todo = [c for c in configs if c.key not in done]
@@ -159,7 +158,7 @@ def summary_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     T_adapt and are counted apart, never averaged in."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in records:
-        setting = RecoveryRunSpec(**r["config"]).setting
+        setting = AdaptationRunSpec(**r["config"]).setting
         groups.setdefault((r["config"]["novelty"], setting), []).append(r)
     rows = []
     for (novelty, agent), rs in groups.items():
@@ -196,37 +195,10 @@ def print_table(rows: list[dict[str, Any]]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--spec", default="pogostick")
-    p.add_argument("--novelties", nargs="+", default=["axe", "fence", "distance", "fire",
-                                                       "chest"])
-    p.add_argument("--agents", nargs="+", default=["rapidlearn+"],
-                   choices=list(HYBRID_AGENTS))
-    p.add_argument("--seeds", type=int, default=5)
-    p.add_argument("--budget", type=int, default=60_000, help="training steps per recovery")
-    p.add_argument("--eval-episodes", type=int, default=20)
-    p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--minibatch", type=int, help="PPO minibatch of the recoveries "
-                   "(default: RecoveryConfig's, 128)")
-    p.add_argument("--passes", type=int, help="PPO passes per chunk (default: 8)")
-    p.add_argument("--novelty-bias", type=float, help="the recoveries' prior bias of the "
-                   "actions new since the novelty (default: RecoveryConfig's, 2.0)")
-    p.add_argument("--planner", help="the agent's planner (default: PlanningConfig's, "
-                   "fast-downward; `nesyworld run` uses in-process)")
-    p.add_argument("--out", type=Path, default=Path("results/recovery.jsonl"))
-    p.add_argument("--json", action="store_true", help="print the summary rows as JSON")
-    args = p.parse_args(argv)
-    configs = [RecoveryRunSpec(args.spec, n, s, a, args.budget, args.eval_episodes,
-                               minibatch=args.minibatch, passes=args.passes,
-                               novelty_bias=args.novelty_bias, planner=args.planner)
-               for n in args.novelties for a in args.agents for s in range(args.seeds)]
-    records = sweep(configs, args.out, args.workers)
-    rows = summary_rows(records)
-    if args.json:
-        print(json.dumps(rows, indent=1))
-    else:
-        print_table(rows)
-    return 0
+    """`nesyworld adaptation` (experiments/cli/adaptation_commands.py), under its module name."""
+    from nesyworld.experiments.cli.main import main as cli
+
+    return cli(["adaptation", *(argv if argv is not None else sys.argv[1:])])
 
 
 if __name__ == "__main__":

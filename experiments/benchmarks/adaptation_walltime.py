@@ -1,10 +1,10 @@
-"""Recovery wall time: how long a RapidLearn+ agent takes to adapt to a novelty, and its T_adapt.
+"""Adaptation wall time: how long a RapidLearn+ agent takes to adapt to a novelty, and its T_adapt.
 
-    python -m nesyworld.experiments.benchmarks.recovery_walltime --seeds 6 \\
+    python -m nesyworld.experiments.benchmarks.adaptation_walltime --seeds 6 \\
         --planner in-process --compare-bias 0
 
-Each run adapts a fresh agent under the light protocol (the recovery experiment's `run_one`,
-experiments/recovery/run.py) in this process, one run after another, and keeps its
+Each run adapts a fresh agent under the light protocol (the adaptation study's `run_one`,
+experiments/adaptation/run.py) in this process, one run after another, and keeps its
 adaptation seconds: the agent's episodes, repairs and recoveries, without the imports or the
 frozen evaluation. Beside every run a reference is timed in the same process just before it
 (`sum(range(10**6))`, best of five), and the table gives the median ratio, which is what
@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from nesyworld.experiments.adaptation.run import AdaptationRunSpec, run_one
 from nesyworld.experiments.benchmarks.timing import best_time
-from nesyworld.experiments.recovery.run import RecoveryRunSpec, run_one
 
 NOVELTIES = ("axe", "fence", "fire")
 
@@ -75,7 +75,7 @@ def measure(novelties: Sequence[str], seeds: int, planner: str | None,
         for seed in range(seeds):
             order = biases if seed % 2 == 0 else biases[::-1]
             for bias in order:
-                spec = RecoveryRunSpec(novelty=novelty, seed=seed, step_budget=budget,
+                spec = AdaptationRunSpec(novelty=novelty, seed=seed, step_budget=budget,
                                        novelty_bias=bias, planner=planner)
                 reference = reference_seconds()
                 record = run_one(spec)

@@ -1,3 +1,0 @@
-"""The recovery experiment: the hybrid agent against novelties that break its plan,
-by seed (`python -m nesyworld.experiments.recovery.run`)."""
-
