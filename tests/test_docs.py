@@ -56,7 +56,7 @@ def test_the_readme_is_a_front_door() -> None:
 
 def test_the_pages_exist() -> None:
     assert CHANGELOG.is_file()
-    for name in ("GETTING_STARTED", "SPECS", "NOVELTIES", "RECOVERY", "EXPERIMENTS", "STUDIO",
+    for name in ("GETTING_STARTED", "SPECS", "NOVELTIES", "ADAPTATION", "EXPERIMENTS", "STUDIO",
                  "SPEED", "ADAPTERS", "CLI", "KNOWLEDGE", "COUNTS", "ARCHITECTURE"):
         assert (ROOT / "docs" / f"{name}.md").is_file(), f"docs/{name}.md is missing"
 
