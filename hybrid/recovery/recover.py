@@ -42,6 +42,7 @@ from nesyworld.hybrid.recovery.induction import (
 from nesyworld.hybrid.recovery.learned_operator import LearnedOperator, build_learned_operator
 from nesyworld.hybrid.recovery.recurrence import RecurrenceTest
 from nesyworld.hybrid.recovery.starts import model_goal_reachable, sample_failure_starts
+from nesyworld.hybrid.recovery.vector_env import recovery_vector_env_factory
 from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import EpochRecord, ICMConfig, PPOConfig, TrainConfig, TrainResult, train
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
@@ -167,6 +168,11 @@ class RecoveryConfig:
     operators it breaks only where fences wall a target in (the trader, the crafting
     table: 0 and 2 of 16 maps) cost 92% of T_adapt at the paper's protocol, for one or two
     points of success; `RecurrenceTest(max_maps=0)` learns from every failure."""
+    batched_copies: int = 16
+    """Copies of the recovery env trained on at once on the batched core
+    (`RecoveryVectorEnv`), when the failure's world runs there; 0 trains on `train.num_envs`
+    `RecoveryEnv`s, as a world that does not run there always does. See docs/SPEED.md for
+    the measurement behind the number."""
     finetune_lr: float = 1e-4
     """Learning rate when fine-tuning a learned operator that failed (lower than a fresh
     run's, so the policy adapts without forgetting)."""
@@ -342,9 +348,18 @@ class Recovery:
                 self.on_chunk(steps)
             return watch()
 
-        result = train(watch.envs(factory) if watch.tries else factory, s.train, ppo, s.icm,
-                       init=init, on_epoch=_with_patience(self.on_epoch, s.patience),
-                       on_chunk=on_chunk)
+        batched = (recovery_vector_env_factory(env.recipe, failure.snapshot, failure, self.kb,
+                                               s.env, **kwargs) if s.batched_copies else None)
+        callbacks: dict[str, Any] = {"init": init, "on_chunk": on_chunk,
+                                     "on_epoch": _with_patience(self.on_epoch, s.patience)}
+        if batched is not None:
+            result = train(config=replace(s.train, num_envs=s.batched_copies), ppo=ppo,
+                           icm=s.icm, vector_env_factory=(watch.vector_envs(batched)
+                                                          if watch.tries else batched),
+                           **callbacks)
+        else:
+            result = train(watch.envs(factory) if watch.tries else factory, s.train, ppo,
+                           s.icm, **callbacks)
         if watch.found.ok:
             return self._adopt_induced(failure, watch.found, result, sampling_steps, start,
                                        len(extra))
