@@ -109,6 +109,7 @@ class RecoveryVectorEnv(VectorEnv):  # type: ignore[type-arg]
         self._key = np.zeros((n, self.keys.width), np.int64)
         self._rngs: list[np.random.Generator | None] = [None] * n
         self._pending = np.zeros(n, bool)
+        self._held = np.zeros(n, bool)
         self._states: dict[bytes, SymbolicState] = {}
         self._verdicts: dict[tuple[SymbolicState, int], bool | None] = {}
         self._every = np.ones(n, bool)
@@ -156,8 +157,9 @@ class RecoveryVectorEnv(VectorEnv):  # type: ignore[type-arg]
             raise RuntimeError("call reset() before step()")
         actions = self._check(actions)
         n, cfg = self.num_envs, self.config
-        restart = np.flatnonzero(self._pending)
-        stepped = np.flatnonzero(~self._pending)
+        active, self._held = ~self._held, np.zeros(n, bool)
+        restart = np.flatnonzero(self._pending & active)
+        stepped = np.flatnonzero(~self._pending & active)
         reward = np.zeros(n)
         terminated, truncated, success = np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool)
         if len(restart):
@@ -182,8 +184,14 @@ class RecoveryVectorEnv(VectorEnv):  # type: ignore[type-arg]
                 reward[i], terminated[i] = cfg.dead_end_reward, True
         truncated[stepped] = ~terminated[stepped] & (self._t[stepped] >= cfg.horizon)
         self._observe(np.concatenate([restart, stepped]))
-        self._pending = terminated | truncated
+        self._pending[active] = (terminated | truncated)[active]
         return self._obs.copy(), reward, terminated, truncated, self._info(success)
+
+    def hold(self, mask: np.ndarray) -> None:
+        """Leave the copies where `mask` is True as they are in the next step (it returns
+        reward 0 and no flags for them): a vector env's idle copies (learning's
+        VectorEnvAdapter, in evaluation) then take no env steps, which a recovery counts."""
+        self._held = np.asarray(mask, bool).copy()
 
     # ------------------------------------------------------------------ episodes
     def _restart(self, envs: np.ndarray) -> None:

@@ -82,3 +82,19 @@ def test_copies_match_recovery_envs(novelty: str) -> None:
 
 def test_starts_are_drawn_as_recovery_env_draws_them() -> None:
     compare("axe", n=3, steps=200, seed=5, horizon=15, extra_starts=2)
+
+
+def test_held_copies_stay_where_they_are() -> None:
+    """Evaluation's idle copies (`hold`) take no step: their episodes and counts go on as if
+    they had not been asked."""
+    world, failure = failure_of("axe")
+    venv = RecoveryVectorEnv(3, world.spec, failure.snapshot, failure, KB,
+                             RecoveryEnvConfig(horizon=20))
+    obs, info = venv.reset(seed=0)
+    actions = np.array([np.flatnonzero(m)[0] for m in info["action_mask"]])
+    venv.hold(np.array([False, True, False]))
+    after, reward, terminated, truncated, _ = venv.step(actions)
+    np.testing.assert_array_equal(after[1], obs[1])
+    assert reward[1] == 0 and venv.env_steps == 2
+    venv.step(actions)  # a hold lasts one step
+    assert venv.env_steps == 5
