@@ -22,6 +22,7 @@ import numpy as np
 from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
 from nesyworld.world.actions.movement import closed_door_types
 from nesyworld.world.batch.core import BatchWorld
+from nesyworld.world.kernels.jit import njit
 from nesyworld.world.simulation.state import DIRECTIONS
 from nesyworld.world.simulation.world import World
 
@@ -42,7 +43,8 @@ def unkeyable(world: World) -> str:
 
 
 class AbstractKeys:
-    """Computes the keys of all copies of a compiled `BatchWorld` (`engine == "compiled"`)."""
+    """Computes the keys of all copies of a compiled `BatchWorld` (`engine == "compiled"`),
+    in one compiled call (`key_kernel`)."""
 
     def __init__(self, batch: BatchWorld) -> None:
         if batch.engine != "compiled":
@@ -50,56 +52,52 @@ class AbstractKeys:
         self.batch = batch
         self.n_types = batch.tables.n_types
         self.n_props = len(batch.tables.properties)
-        n = batch.num_envs
-        self._offsets = (np.arange(n, dtype=np.int64) * self.n_types)[:, None]
-        self._bits = np.int64(1) << np.arange(self.n_types, dtype=np.int64)
         self.width = 3 + 2 * self.n_types + self.n_props
+        self._out = np.zeros((batch.num_envs, self.width), np.int64)
 
     def __call__(self) -> np.ndarray:
-        """(N, width) int64: one key a row."""
-        st, main, t = self.batch.state, self.batch.main, self.n_types
-        n, (h, w) = self.batch.num_envs, self.batch.shape
-        grid = st.grid.astype(np.int64)
-        out = np.empty((n, self.width), np.int64)
-        counts = np.bincount((grid + self._offsets).ravel(), minlength=n * t)
-        counts += np.bincount((st.under.astype(np.int64) + self._offsets).ravel(),
-                              minlength=n * t)
-        out[:, 3:3 + t] = counts.reshape(n, t)
-        out[:, 3 + t:3 + 2 * t] = st.inventory[:, main]
-        out[:, 1] = st.selected[:, main]
-        step = DIRECTIONS[st.facing[:, main].astype(np.int64)]
-        r = st.pos[:, main, 0].astype(np.int64) + step[:, 0]
-        c = st.pos[:, main, 1].astype(np.int64) + step[:, 1]
-        inside = (r >= 0) & (r < h) & (c >= 0) & (c < w)
-        cell = np.where(inside, r * w + c, 0)
-        here = np.where(inside, grid[np.arange(n), cell], 0)
-        out[:, 0] = here
-        out[:, 2] = self._spawning(cell, here, inside)
-        for k in range(self.n_props):
-            true = ((st.prop_has >> k) & (st.prop_val >> k) & 1).astype(bool)
-            rows, cells = np.nonzero(true)
-            mask = np.zeros(n, np.int64)
-            np.bitwise_or.at(mask, rows, self._bits[grid[rows, cells]])
-            out[:, 3 + 2 * t + k] = mask
-        return out
+        """(N, width) int64: one key a row (a buffer the next call overwrites)."""
+        st, (h, w) = self.batch.state, self.batch.shape
+        key_kernel(st.grid, st.under, st.inventory, st.selected, st.pos, st.facing,
+                   st.prop_has, st.prop_val, st.schedule, st.schedule_len, DIRECTIONS,
+                   self.batch.main, h, w, self.n_types, self.n_props, self._out)
+        return self._out
 
-    def _spawning(self, cell: np.ndarray, here: np.ndarray, inside: np.ndarray) -> np.ndarray:
-        """Per copy, the bit mask of types a pending change in front will put there (when the
-        cell still holds what it expects): finer than `spawning(t)`, which also asks that the
-        pair be one of the spec's spawns."""
-        st = self.batch.state
-        longest = int(st.schedule_len.max(initial=0))
-        out = np.zeros(len(cell), np.int64)
-        if longest == 0:
-            return out
-        sched = st.schedule[:, :longest]
-        live = np.arange(longest)[None, :] < st.schedule_len[:, None]
-        hit = (live & inside[:, None] & (sched[:, :, 1] == cell[:, None])
-               & (sched[:, :, 3] == here[:, None]))
-        rows, cols = np.nonzero(hit)
-        if len(rows):
-            np.bitwise_or.at(out, rows, self._bits[sched[rows, cols, 2]])
-        return out
+
+@njit
+def key_kernel(grid: np.ndarray, under: np.ndarray, inventory: np.ndarray,
+               selected: np.ndarray, pos: np.ndarray, facing: np.ndarray,
+               prop_has: np.ndarray, prop_val: np.ndarray, schedule: np.ndarray,
+               schedule_len: np.ndarray, directions: np.ndarray, main: int, h: int, w: int,
+               n_types: int, n_props: int, out: np.ndarray) -> None:
+    """Row i of `out`: [type in front, item held, spawning bit mask in front, counts on the
+    map (T), inventory (T), per property the bit mask of types with it true]."""
+    t = n_types
+    for i in range(grid.shape[0]):
+        out[i, :] = 0
+        for cell in range(h * w):
+            out[i, 3 + grid[i, cell]] += 1
+            bits = prop_has[i, cell] & prop_val[i, cell]
+            if bits != 0:
+                for k in range(n_props):
+                    if (bits >> k) & 1:
+                        out[i, 3 + 2 * t + k] |= np.int64(1) << np.int64(grid[i, cell])
+        for a in range(under.shape[1]):
+            out[i, 3 + under[i, a]] += 1
+        for k in range(t):
+            out[i, 3 + t + k] = inventory[i, main, k]
+        out[i, 1] = selected[i, main]
+        d = facing[i, main]
+        r, c = pos[i, main, 0] + directions[d, 0], pos[i, main, 1] + directions[d, 1]
+        if 0 <= r < h and 0 <= c < w:
+            cell = r * w + c
+            here = grid[i, cell]
+            out[i, 0] = here
+            spawn = np.int64(0)
+            for j in range(schedule_len[i]):
+                if schedule[i, j, 1] == cell and schedule[i, j, 3] == here:
+                    spawn |= np.int64(1) << schedule[i, j, 2]
+            out[i, 2] = spawn
 
 
 def state_of(batch: BatchWorld, n: int, scratch: World) -> SymbolicState:

@@ -105,13 +105,17 @@ class RecoveryVectorEnv(VectorEnv):  # type: ignore[type-arg]
         self._start = np.zeros(n, np.int64)
         self._t = np.zeros(n, np.int64)
         self._actions = np.zeros((n, max(1, self.config.horizon)), np.int64)
-        self._z: list[SymbolicState] = [self._start_states[0]] * n
+        self._ids: dict[SymbolicState, int] = {}
+        """Each abstract state met, numbered: copies compare and judge numbers."""
+        self._known: list[SymbolicState] = []
+        self._start_ids = [self._id(z) for z in self._start_states]
+        self._state = np.full(n, self._start_ids[0], np.int64)
         self._key = np.zeros((n, self.keys.width), np.int64)
         self._rngs: list[np.random.Generator | None] = [None] * n
         self._pending = np.zeros(n, bool)
         self._held = np.zeros(n, bool)
-        self._states: dict[bytes, SymbolicState] = {}
-        self._verdicts: dict[tuple[SymbolicState, int], bool | None] = {}
+        self._by_key: dict[bytes, int] = {}
+        self._verdicts: dict[tuple[int, int], bool | None] = {}
         self._every = np.ones(n, bool)
         self._ready = False
         self.env_steps = 0
@@ -203,7 +207,7 @@ class RecoveryVectorEnv(VectorEnv):  # type: ignore[type-arg]
                     self._rngs[i] = seeding.np_random()[0]
                 k = int(self._rngs[i].integers(len(self._starts)))  # type: ignore[union-attr]
             self.batch.load(i, self._starts[k].state)
-            self._start[i], self._z[i] = k, self._start_states[k]
+            self._start[i], self._state[i] = k, self._start_ids[k]
         self._t[envs] = 0
         self.episodes += len(envs)
 
@@ -212,21 +216,30 @@ class RecoveryVectorEnv(VectorEnv):  # type: ignore[type-arg]
         world.restore(self._starts[k])
         return abstract(world)
 
+    def _id(self, z: SymbolicState) -> int:
+        if z not in self._ids:
+            self._ids[z] = len(self._known)
+            self._known.append(z)
+        return self._ids[z]
+
     def _judge(self, i: int, key: np.ndarray) -> bool | None:
         """Copy i's key changed: its abstract state (built only for a key not seen), and if
         that changed, what `RecoveryEnv` would decide there (once per state and start)."""
         raw = key.tobytes()
-        z = self._states.get(raw)
-        if z is None:
-            z = self._states[raw] = state_of(self.batch, i, self.judge.world)
-        if z == self._z[i]:
+        state = self._by_key.get(raw)
+        if state is None:
+            z = state_of(self.batch, i, self.judge.world)
+            state = self._by_key[raw] = self._id(z)
+        if state == self._state[i]:
             return None
-        self._z[i] = z
+        self._state[i] = state
         start = int(self._start[i])
-        if (z, start) not in self._verdicts:
+        if (state, start) not in self._verdicts:
+            z = self._known[state]
             target = self.judge.target_of(z, start)
-            self._verdicts[z, start] = None if target is None else self.judge.verdict(z, target)
-        return self._verdicts[z, start]
+            self._verdicts[state, start] = (None if target is None
+                                            else self.judge.verdict(z, target))
+        return self._verdicts[state, start]
 
     def _replay(self, i: int) -> Win:
         """Copy i's episode, just won, as `RecoveryEnv` records it: its actions replayed in
@@ -254,13 +267,13 @@ class RecoveryVectorEnv(VectorEnv):  # type: ignore[type-arg]
     def _check(self, actions: Any) -> np.ndarray:
         arr = np.asarray(actions)
         n, k = self.num_envs, len(self.action_names)
-        if arr.shape != (n,) or not np.issubdtype(arr.dtype, np.integer):
+        if arr.shape != (n,) or arr.dtype.kind not in "iu":
             raise ValueError(f"actions must be {n} integers, got {arr.dtype} {arr.shape}")
-        bad = np.flatnonzero((arr < 0) | (arr >= k) | ~self._present[np.clip(arr, 0, k - 1)])
-        if len(bad):
-            raise ValueError(f"action {arr[bad[0]]} of env {bad[0]} is outside Discrete({k}) "
-                             "or names an action this world lacks")
-        return arr.astype(np.int64)
+        arr = arr.astype(np.int64, copy=False)
+        if arr.min() < 0 or arr.max() >= k or not self._present[arr].all():
+            raise ValueError(f"actions {arr.tolist()}: one is outside Discrete({k}) or names "
+                             "an action this world lacks")
+        return arr
 
     def _info(self, success: np.ndarray) -> dict[str, Any]:
         return {"action_mask": self._mask.copy(), "success": success,

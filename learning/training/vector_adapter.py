@@ -26,9 +26,10 @@ talks to envs one id at a time, and this adapter maps that protocol onto the bat
   some copies where they are has a `hold(mask)` method: the adapter calls it before each step
   with the idle envs, that step leaves them untouched (its results for them are discarded),
   and no idle steps are counted, so the counts are those of single envs stepped one by one
-  (hybrid/recovery/vector_env.py, whose env steps are a recovery's cost). What the Collector records is
-  unchanged; only an idle env's own state (e.g. its random stream) moves on, which is why
-  evaluation after the first one can differ from DummyVectorEnv's on a random env.
+  (the batched recovery env holds them: its env steps are a recovery's cost). What the
+  Collector records is unchanged; only an idle env's own state (e.g. its random stream)
+  moves on, unless held, which is why evaluation after the first one can differ from
+  DummyVectorEnv's on a random env.
 * Observations and infos take the form ActionMaskObservation gives one env (built by the
   same function, `masking.mask_observation`), so the policy, the buffer and the success
   bookkeeping cannot tell the two paths apart: an object array of per-env dicts

@@ -93,7 +93,7 @@ def test_held_copies_stay_where_they_are() -> None:
     obs, info = venv.reset(seed=0)
     actions = np.array([np.flatnonzero(m)[0] for m in info["action_mask"]])
     venv.hold(np.array([False, True, False]))
-    after, reward, terminated, truncated, _ = venv.step(actions)
+    after, reward, *_ = venv.step(actions)
     np.testing.assert_array_equal(after[1], obs[1])
     assert reward[1] == 0 and venv.env_steps == 2
     venv.step(actions)  # a hold lasts one step
