@@ -10,7 +10,7 @@ from nesyworld.experiments.benchmarks.minimal_ppo import MinimalPPO
 from nesyworld.hybrid.agents.planning_agent import PlanningAgent, PlanningConfig
 from nesyworld.hybrid.execution.monitor import OperatorFailure
 from nesyworld.hybrid.recovery.env import recovery_env_factory
-from nesyworld.hybrid.recovery.recover import RecoveryConfig
+from nesyworld.hybrid.recovery.recover import RecoveryConfig, batched_train_config
 from nesyworld.hybrid.recovery.vector_env import recovery_vector_env_factory
 from nesyworld.learning import (
     ICMConfig,
@@ -124,7 +124,7 @@ def recovery_setting(world: World, failure: OperatorFailure, kb: KnowledgeBase,
     settings = (f"chunk {config.collect_chunk}, minibatch {rc.ppo.batch_size} "
                 f"x{rc.ppo.epochs_per_update}")
     if batched is not None:
-        config = replace(config, num_envs=copies)
+        config = batched_train_config(config, copies)
         name = (f"recovery training, PPO+ICM (Axe failure; {copies} copies on the batched "
                 f"core, {settings})")
         return BenchmarkCase(name, config, rc.ppo, rc.icm, TARGETS["recovery"],

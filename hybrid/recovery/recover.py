@@ -72,6 +72,18 @@ def _recovery_train_config() -> TrainConfig:
                        deterministic_eval=False)
 
 
+def batched_train_config(train: TrainConfig, copies: int) -> TrainConfig:
+    """`train` for `copies` copies of the batched recovery env: the chunk and the epoch
+    rounded up to whole rounds of all copies (500 -> 512 for 16). The trainer collects whole
+    rounds, so an epoch of 500 would be a chunk of 496 and one of 16, each with its own
+    PPO update; 512 is 4 minibatches of 128, as 500 was (its last one short)."""
+    def whole(steps: int) -> int:
+        return -(-steps // copies) * copies
+
+    return replace(train, num_envs=copies, collect_chunk=whole(train.collect_chunk),
+                   epoch_length=whole(train.epoch_length))
+
+
 RECOVERY_MINIBATCH = 128
 """The recoveries' PPO minibatch: the paper's (its table 7), where PPOConfig's default is 64.
 Measured on the light protocol's Axe, Fence and Fire recoveries, run seeds 0-5
@@ -353,7 +365,7 @@ class Recovery:
         callbacks: dict[str, Any] = {"init": init, "on_chunk": on_chunk,
                                      "on_epoch": _with_patience(self.on_epoch, s.patience)}
         if batched is not None:
-            result = train(config=replace(s.train, num_envs=s.batched_copies), ppo=ppo,
+            result = train(config=batched_train_config(s.train, s.batched_copies), ppo=ppo,
                            icm=s.icm, vector_env_factory=(watch.vector_envs(batched)
                                                           if watch.tries else batched),
                            **callbacks)
