@@ -121,10 +121,11 @@ def recovery_setting(world: World, failure: OperatorFailure, kb: KnowledgeBase,
     copies = rc.batched_copies if copies is None else copies
     batched = recovery_vector_env_factory(world.spec, failure.snapshot,  # type: ignore[arg-type]
                                           failure, kb, rc.env) if copies else None
+    if batched is not None:
+        config = batched_train_config(config, copies)
     settings = (f"chunk {config.collect_chunk}, minibatch {rc.ppo.batch_size} "
                 f"x{rc.ppo.epochs_per_update}")
     if batched is not None:
-        config = batched_train_config(config, copies)
         name = (f"recovery training, PPO+ICM (Axe failure; {copies} copies on the batched "
                 f"core, {settings})")
         return BenchmarkCase(name, config, rc.ppo, rc.icm, TARGETS["recovery"],

@@ -74,9 +74,9 @@ def _recovery_train_config() -> TrainConfig:
 
 def batched_train_config(train: TrainConfig, copies: int) -> TrainConfig:
     """`train` for `copies` copies of the batched recovery env: the chunk and the epoch
-    rounded up to whole rounds of all copies (500 -> 512 for 16). The trainer collects whole
-    rounds, so an epoch of 500 would be a chunk of 496 and one of 16, each with its own
-    PPO update; 512 is 4 minibatches of 128, as 500 was (its last one short)."""
+    rounded up to whole rounds of all copies (500 stays 500 for 4 copies, becomes 512 for
+    16). The trainer collects whole rounds, so an epoch of 500 on 16 copies would be a chunk
+    of 496 and one of 16, each with its own PPO update."""
     def whole(steps: int) -> int:
         return -(-steps // copies) * copies
 
@@ -180,11 +180,15 @@ class RecoveryConfig:
     operators it breaks only where fences wall a target in (the trader, the crafting
     table: 0 and 2 of 16 maps) cost 92% of T_adapt at the paper's protocol, for one or two
     points of success; `RecurrenceTest(max_maps=0)` learns from every failure."""
-    batched_copies: int = 16
+    batched_copies: int = 4
     """Copies of the recovery env trained on at once on the batched core
     (`RecoveryVectorEnv`), when the failure's world runs there; 0 trains on `train.num_envs`
-    `RecoveryEnv`s, as a world that does not run there always does. See docs/SPEED.md for
-    the measurement behind the number."""
+    `RecoveryEnv`s, as a world that does not run there always does. 4 keeps the recoveries'
+    sample efficiency: on the Axe, Fence and Fire recoveries of the main job (run seeds 0-5,
+    `nesyworld run`'s in-process planner) every run adapted, in 3,378 / 5,968 / 9,333 env
+    steps on average against 3,612 / 6,316 / 10,276 on 2 RecoveryEnvs; with 8 copies one
+    Fire run never adapted, with 16 two Fire runs needed a second recovery (16,063 on
+    average) and one Fence run took 72,664 (docs/SPEED.md)."""
     finetune_lr: float = 1e-4
     """Learning rate when fine-tuning a learned operator that failed (lower than a fresh
     run's, so the policy adapts without forgetting)."""
