@@ -50,6 +50,9 @@ class RecoveryRunSpec:
     """PPO's passes over each chunk (None: RecoveryConfig's own, 8)."""
     novelty_bias: float | None = None
     """The recoveries' prior bias of novel actions (None: RecoveryConfig's own, 2.0)."""
+    batched_copies: int | None = None
+    """Copies of the batched recovery env the recoveries train on (None: RecoveryConfig's
+    own, 4; 0: its 2 RecoveryEnvs)."""
     planner: str | None = None
     """The agent's planner (None: PlanningConfig's, Fast Downward; `nesyworld run` plans
     `in-process`)."""
@@ -68,6 +71,8 @@ class RecoveryRunSpec:
             parts.append(f"{self.minibatch or 'default'}x{self.passes or 'default'}")
         if self.novelty_bias is not None:
             parts.append(f"bias{self.novelty_bias:g}")
+        if self.batched_copies is not None:
+            parts.append(f"copies{self.batched_copies}")
         if self.planner is not None:
             parts.append(self.planner)
         # runs recorded before the regimes were named read the post-novelty world's model:
@@ -100,6 +105,8 @@ def run_one(config: RecoveryRunSpec) -> dict[str, Any]:
     recovery = replace(recovery, ppo=ppo)
     if config.novelty_bias is not None:
         recovery = replace(recovery, novelty_bias=config.novelty_bias)
+    if config.batched_copies is not None:
+        recovery = replace(recovery, batched_copies=config.batched_copies)
     planning = PlanningConfig(planner=config.planner) if config.planner else None
     env = NoveltyInjector(NesyGridEnv(config.spec, refusals=config.refusals),  # type: ignore[arg-type]
                           [config.novelty])
@@ -211,6 +218,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--passes", type=int, help="PPO passes per chunk (default: 8)")
     p.add_argument("--novelty-bias", type=float, help="the recoveries' prior bias of the "
                    "actions new since the novelty (default: RecoveryConfig's, 2.0)")
+    p.add_argument("--batched-copies", type=int, help="copies of the batched recovery env "
+                   "the recoveries train on (default: RecoveryConfig's, 4; 0: 2 RecoveryEnvs)")
     p.add_argument("--planner", help="the agent's planner (default: PlanningConfig's, "
                    "fast-downward; `nesyworld run` uses in-process)")
     p.add_argument("--out", type=Path, default=Path("results/recovery.jsonl"))
@@ -218,7 +227,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     configs = [RecoveryRunSpec(args.spec, n, s, a, args.budget, args.eval_episodes,
                                minibatch=args.minibatch, passes=args.passes,
-                               novelty_bias=args.novelty_bias, planner=args.planner)
+                               novelty_bias=args.novelty_bias,
+                               batched_copies=args.batched_copies, planner=args.planner)
                for n in args.novelties for a in args.agents for s in range(args.seeds)]
     records = sweep(configs, args.out, args.workers)
     rows = summary_rows(records)
