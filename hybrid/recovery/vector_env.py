@@ -97,7 +97,7 @@ class RecoveryVectorEnv(VectorEnv):  # type: ignore[type-arg]
         self.action_space = batch_space(self.single_action_space, n)
         self.single_observation_space = judge.observation_space
         self.observation_space = batch_space(self.single_observation_space, n)
-        self._obs = np.zeros((n, *self.single_observation_space.shape), np.float32)
+        self._obs = np.zeros((n, *(self.single_observation_space.shape or ())), np.float32)
         self._world_mask = np.zeros((n, len(present)), bool)
         self._mask = np.zeros((n, len(self.action_names)), bool)
         self._starts = [start for start, _ in judge.starts]
