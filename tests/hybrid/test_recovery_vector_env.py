@@ -98,3 +98,32 @@ def test_held_copies_stay_where_they_are() -> None:
     assert reward[1] == 0 and venv.env_steps == 2
     venv.step(actions)  # a hold lasts one step
     assert venv.env_steps == 5
+
+
+def test_worlds_whose_abstraction_reads_more_than_the_key_are_not_batched() -> None:
+    """The Distance novelty's actions reach past the cell in front: the abstraction looks
+    ahead, which the key does not hold, so its recoveries keep training on RecoveryEnvs."""
+    from nesyworld.hybrid.recovery.abstract_keys import unkeyable
+
+    assert unkeyable(World(apply_novelties("pogostick", ["distance"])))
+    for novelty in ("axe", "fence", "fire"):
+        assert unkeyable(World(apply_novelties("pogostick", [novelty]))) == ""
+
+
+def test_the_recovery_factory_is_batched_where_the_world_runs_there() -> None:
+    from nesyworld.hybrid.recovery.vector_env import recovery_vector_env_factory
+
+    world, failure = failure_of("axe")
+    factory = recovery_vector_env_factory(world.spec, failure.snapshot, failure, KB)
+    assert factory is not None
+    venv = factory(3)
+    assert isinstance(venv, RecoveryVectorEnv) and venv.num_envs == 3
+
+
+def test_chunks_and_epochs_are_whole_rounds_of_the_copies() -> None:
+    from nesyworld.hybrid.recovery.recover import RecoveryConfig, batched_train_config
+
+    train = RecoveryConfig().train
+    assert batched_train_config(train, 4).collect_chunk == 500
+    sixteen = batched_train_config(train, 16)
+    assert (sixteen.num_envs, sixteen.collect_chunk, sixteen.epoch_length) == (16, 512, 512)
