@@ -105,7 +105,8 @@ class RecoveryConfig:
     convergence test (5 passing epochs, paper appendix A) costs 2,500 steps at least instead
     of 24,000; 4 evaluation episodes, because every episode starts at the same snapshot and
     the evaluation is greedy (the only variation is the world's own randomness); in-process
-    envs, because a recovery step costs ~1 ms and the pipes to subprocesses cost more.
+    envs (copies of the batched recovery env, `batched_copies`, or RecoveryEnvs), because
+    pipes to subprocesses cost more than a recovery step.
 
     Learned operators run their policy sampled, not greedy, and the convergence test
     evaluates it the same way: on a map it never trained on, a greedy policy that picks a
