@@ -48,6 +48,9 @@ class AdaptationRunSpec:
     """PPO's passes over each chunk (None: RecoveryConfig's own, 8)."""
     novelty_bias: float | None = None
     """The recoveries' prior bias of novel actions (None: RecoveryConfig's own, 2.0)."""
+    batched_copies: int | None = None
+    """Copies of the batched recovery env the recoveries train on (None: RecoveryConfig's
+    own, 4; 0: its 2 RecoveryEnvs)."""
     planner: str | None = None
     """The agent's planner (None: PlanningConfig's, Fast Downward; `nesyworld run` plans
     `in-process`)."""
@@ -66,6 +69,8 @@ class AdaptationRunSpec:
             parts.append(f"{self.minibatch or 'default'}x{self.passes or 'default'}")
         if self.novelty_bias is not None:
             parts.append(f"bias{self.novelty_bias:g}")
+        if self.batched_copies is not None:
+            parts.append(f"copies{self.batched_copies}")
         if self.planner is not None:
             parts.append(self.planner)
         # runs recorded before the regimes were named read the post-novelty world's model:
@@ -98,6 +103,8 @@ def run_one(config: AdaptationRunSpec) -> dict[str, Any]:
     recovery = replace(recovery, ppo=ppo)
     if config.novelty_bias is not None:
         recovery = replace(recovery, novelty_bias=config.novelty_bias)
+    if config.batched_copies is not None:
+        recovery = replace(recovery, batched_copies=config.batched_copies)
     planning = PlanningConfig(planner=config.planner) if config.planner else None
     env = NoveltyInjector(NesyGridEnv(config.spec, refusals=config.refusals),  # type: ignore[arg-type]
                           [config.novelty])

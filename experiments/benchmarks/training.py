@@ -12,8 +12,11 @@ Each row is the best of `--repeats` runs, alternated with as many runs of its re
 - The same PPO with the default PPOConfig (minibatch 64, 8 passes), beside the minimal PPO
   with those settings: what the defaults cost.
 - Recovery training (PPO+ICM on the Axe novelty's first failure, the recovery's own
-  TrainConfig and PPOConfig), beside the minimal PPO with its settings on NesyVectorEnv and,
-  in `env_only`, its recovery env stepped with random legal actions (the ceiling the env sets).
+  TrainConfig and PPOConfig) on what it trains on, `RecoveryConfig.batched_copies` copies of
+  the batched recovery env (hybrid/recovery/vector_env.py), then on the 2 RecoveryEnvs of
+  before (still used for worlds that do not run on the batched core), each beside the
+  minimal PPO with its copies and settings on NesyVectorEnv and, in `env_only`, its envs
+  stepped with random legal actions (the ceiling the envs set).
 - With `--rl-baseline`: the RL baseline (`RLAgent.learn`, plan-shaped PPO) on the batched core
   against the same run on one `NesyGridEnv` per copy.
 
@@ -57,8 +60,6 @@ from nesyworld.experiments.benchmarks.training_cases import (
     recovery_setting,
 )
 from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig
-from nesyworld.hybrid.recovery.env import from_failure
-from nesyworld.hybrid.recovery.recover import RecoveryConfig
 from nesyworld.learning import EpochRecord, ICMConfig, PPOConfig, TrainConfig, train
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world.envs.gym_env import NesyGridEnv
@@ -127,6 +128,23 @@ def env_rate(env: gym.Env, steps: int, seed: int = 0) -> float:
         if terminated or truncated:
             _, info = env.reset()
     return steps / (time.perf_counter() - start)
+
+
+def recovery_env_rate(setting: BenchmarkCase, steps: int, seed: int = 0) -> float:
+    """Env steps/s of a recovery row's envs alone, random legal actions: its batched
+    recovery env, or one RecoveryEnv."""
+    if setting.env_factory is not None:
+        return env_rate(setting.env_factory(), steps, seed)
+    assert setting.vector_env_factory is not None
+    env = setting.vector_env_factory(setting.train.num_envs)
+    rng = np.random.default_rng(seed)
+    _, info = env.reset(seed=seed)
+    rounds = max(1, steps // env.num_envs)
+    start = time.perf_counter()
+    for _ in range(rounds):
+        mask = info["action_mask"]
+        _, _, _, _, info = env.step(np.argmax(rng.random(mask.shape) * mask, axis=1))
+    return rounds * env.num_envs / (time.perf_counter() - start)
 
 
 def ppo_rate(steps: int, num_envs: int, chunk: int, ppo: PPOConfig,
@@ -201,15 +219,14 @@ def measure(steps: int, num_envs: int, minibatch: int = 2048, passes: int = 4,
     settings: list[BenchmarkCase | None] = [*ppo_rows]
     kb = KnowledgeBase.from_world(SPEC)
     if recovery:
-        # the recovery's own minibatch, then PPOConfig's default (the recoveries' until
-        # RecoveryConfig took the paper's 128): what the change bought, in the same run
-        minibatches = dict.fromkeys([RecoveryConfig().ppo.batch_size, PPOConfig().batch_size])
-        world, failure = axe_failure(kb)  # one failure and one env rate for both rows
-        rec_raw = env_rate(from_failure(world, failure, kb, RecoveryConfig().env),
-                           min(steps, 4000))
-        for mb in minibatches:
-            setting = recovery_setting(world, failure, kb, steps, mb)
+        # what recovery training uses (the batched recovery env), then the RecoveryEnvs it
+        # used before (and still uses where a world does not run on the batched core): what
+        # the batched env bought, in the same run
+        world, failure = axe_failure(kb)
+        for copies in (None, 0):
+            setting = recovery_setting(world, failure, kb, steps, copies=copies)
             settings.append(setting)
+            rec_raw = recovery_env_rate(setting, min(steps, 20_000 if copies is None else 4000))
             rows.append(row(setting, partial(_case_rate, setting), rec_raw))
     if rl_baseline:
         batched = rl_rate(steps, num_envs, True, kb)

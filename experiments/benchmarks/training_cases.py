@@ -10,7 +10,8 @@ from nesyworld.experiments.benchmarks.minimal_ppo import MinimalPPO
 from nesyworld.hybrid.agents.planning_agent import PlanningAgent, PlanningConfig
 from nesyworld.hybrid.execution.monitor import OperatorFailure
 from nesyworld.hybrid.recovery.env import recovery_env_factory
-from nesyworld.hybrid.recovery.recover import RecoveryConfig
+from nesyworld.hybrid.recovery.recover import RecoveryConfig, batched_train_config
+from nesyworld.hybrid.recovery.vector_env import recovery_vector_env_factory
 from nesyworld.learning import (
     ICMConfig,
     PPOConfig,
@@ -105,16 +106,31 @@ def axe_failure(kb: KnowledgeBase) -> tuple[World, OperatorFailure]:
 
 
 def recovery_setting(world: World, failure: OperatorFailure, kb: KnowledgeBase,
-                     steps: int | None = None, minibatch: int | None = None) -> BenchmarkCase:
+                     steps: int | None = None, minibatch: int | None = None,
+                     copies: int | None = None) -> BenchmarkCase:
     """PPO+ICM on `failure`'s recovery env with the recovery's own settings (RecoveryConfig),
-    for `steps` env steps (None: the recovery's own budget), at `minibatch` if given."""
+    for `steps` env steps (None: the recovery's own budget), at `minibatch` if given, on the
+    envs recovery training uses: `copies` (None: `RecoveryConfig.batched_copies`) copies of
+    the batched recovery env where the failure's world runs on the batched core, else (or
+    with `copies` 0) `RecoveryConfig.train.num_envs` RecoveryEnvs."""
     rc = RecoveryConfig()
     if minibatch is not None:
         rc = replace(rc, ppo=replace(rc.ppo, batch_size=minibatch))
     assert failure.snapshot is not None  # an operator's failure in a run keeps its state
-    factory = recovery_env_factory(world.spec, failure.snapshot, failure, kb, rc.env)
     config = replace(rc.train, step_budget=rc.train.step_budget if steps is None else steps,
                      stop_on_convergence=False)
-    name = (f"recovery training, PPO+ICM (Axe failure; {config.num_envs} envs, chunk "
-            f"{config.collect_chunk}, minibatch {rc.ppo.batch_size} x{rc.ppo.epochs_per_update})")
+    copies = rc.batched_copies if copies is None else copies
+    batched = recovery_vector_env_factory(world.spec, failure.snapshot,
+                                          failure, kb, rc.env) if copies else None
+    if batched is not None:
+        config = batched_train_config(config, copies)
+    settings = (f"chunk {config.collect_chunk}, minibatch {rc.ppo.batch_size} "
+                f"x{rc.ppo.epochs_per_update}")
+    if batched is not None:
+        name = (f"recovery training, PPO+ICM (Axe failure; {copies} copies on the batched "
+                f"core, {settings})")
+        return BenchmarkCase(name, config, rc.ppo, rc.icm, TARGETS["recovery"],
+                             vector_env_factory=batched)
+    factory = recovery_env_factory(world.spec, failure.snapshot, failure, kb, rc.env)
+    name = f"recovery training, PPO+ICM (Axe failure; {config.num_envs} RecoveryEnvs, {settings})"
     return BenchmarkCase(name, config, rc.ppo, rc.icm, TARGETS["recovery"], env_factory=factory)

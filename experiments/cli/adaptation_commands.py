@@ -9,7 +9,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from nesyworld.experiments.cli.arguments import count, episodes, output_file, workers
+from nesyworld.experiments.cli.arguments import (
+    count,
+    episodes,
+    output_file,
+    whole,
+    workers,
+)
 from nesyworld.experiments.cli.knowledge_options import add_knowledge_arguments
 from nesyworld.hybrid.agents.names import HYBRID_AGENTS
 
@@ -35,6 +41,9 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--passes", type=count, help="PPO passes per chunk (default: 8)")
     p.add_argument("--novelty-bias", type=float, help="the recoveries' prior bias of the "
                    "actions new since the novelty (default: RecoveryConfig's, 2.0)")
+    p.add_argument("--batched-copies", type=whole(0, 1024, "a number of copies"),
+                   help="copies of the batched recovery env the recoveries train on "
+                   "(default: RecoveryConfig's, 4; 0: 2 RecoveryEnvs, as before)")
     p.add_argument("--planner", help="the agent's planner (default: PlanningConfig's, "
                    "fast-downward; `nesyworld run` uses in-process)")
     add_knowledge_arguments(p)
@@ -59,7 +68,8 @@ def cmd_adaptation(args: argparse.Namespace) -> int:
     out = output_file(args.out, makes_folders=True)
     configs = [AdaptationRunSpec(args.spec, n, s, a, args.budget, args.eval_episodes,
                                  minibatch=args.minibatch, passes=args.passes,
-                                 novelty_bias=args.novelty_bias, planner=args.planner,
+                                 novelty_bias=args.novelty_bias,
+                                 batched_copies=args.batched_copies, planner=args.planner,
                                  knowledge=args.knowledge, refusals=args.refusals)
                for n in args.novelties for a in args.agents for s in range(args.seeds)]
     rows = summary_rows(sweep(configs, out, args.workers))

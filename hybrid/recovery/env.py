@@ -245,15 +245,26 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
         return self._target(z) is not None
 
     def _target(self, z: SymbolicState) -> str | None:
-        """Which target z meets: "effects", "goal", "jump", or None."""
-        failure = self.starts[self._start][1]
+        return self.target_of(z, self._start)
+
+    def target_of(self, z: SymbolicState, start: int) -> str | None:
+        """Which target z meets, measured against the failure of `start`: "effects", "goal",
+        "jump", or None (public: the batched env, vector_env.py, asks it per copy)."""
+        failure = self.starts[start][1]
         expected, _ = check_effects(failure.operator, failure.before, z,  # type: ignore[arg-type]
                                     self.relevant)
         if not expected:
             return "effects"
         if self.goal_holds(z):
             return "goal"
-        return "jump" if self.jumps_ahead(z, self._start) else None
+        return "jump" if self.jumps_ahead(z, start) else None
+
+    def verdict(self, z: SymbolicState, target: str) -> bool | None:
+        """What reaching z, which meets `target`, decides: True (a plan goes on from z
+        without the failed operator: success), False (a dead end), None (the planner could
+        not tell: the episode goes on)."""
+        # a tail of the plan runs from z without the failed operator: that is a plan
+        return True if target == "jump" else self.plannable(z)
 
     def goal_holds(self, z: SymbolicState) -> bool:
         return bool(self.goal) and all(z.count(INVENTORY, item) >= n
@@ -336,8 +347,7 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
             self._z = z
             target = self._target(z)
             if target is not None:
-                # a tail of the plan runs from z without the failed operator: that is a plan
-                verdict = True if target == "jump" else self.plannable(z)
+                verdict = self.verdict(z, target)
                 extra["plannable"] = verdict
                 if verdict is True:
                     reward, terminated, success = self.config.success_reward, True, True

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from nesyworld.hybrid.boundary.world_adapter import CopyRecipe
 from nesyworld.hybrid.execution.monitor import OperatorFailure, check_effects
@@ -196,7 +196,17 @@ def adopt(kb: KnowledgeBase, found: Induced, meta: Mapping[str, Any]) -> None:
             kb.demote(name, entry.reason)
 
 
-def tracking(factory: Callable[[], RecoveryEnv], made: list[RecoveryEnv]
+WinSourceT = TypeVar("WinSourceT", bound="WinSource")
+
+
+class WinSource(Protocol):
+    """An env whose successful episodes induction reads: `RecoveryEnv`, or the batched
+    `RecoveryVectorEnv` (vector_env.py)."""
+
+    wins: list[Win]
+
+
+def tracking(factory: Callable[[], RecoveryEnv], made: list[WinSource]
              ) -> Callable[[], RecoveryEnv]:
     """`factory`, keeping every env it makes in `made` (their wins are read there)."""
 
@@ -215,13 +225,24 @@ class Watch:
 
     induce: Callable[[Sequence[Win]], Induced]
     tries: int
-    made: list[RecoveryEnv] = field(default_factory=list)
+    made: list[WinSource] = field(default_factory=list)
     seen: set[tuple[int, int]] = field(default_factory=set)
     found: Induced = field(default_factory=Induced)
 
     def envs(self, factory: Callable[[], RecoveryEnv]) -> Callable[[], RecoveryEnv]:
         """The env factory training uses, so that its envs' wins can be read."""
         return tracking(factory, self.made)
+
+    def vector_envs(self, factory: Callable[[int], WinSourceT]) -> Callable[[int], WinSourceT]:
+        """The vector env factory training uses (`train`'s `vector_env_factory`), so that
+        its envs' wins can be read."""
+
+        def make(n: int) -> WinSourceT:
+            env = factory(n)
+            self.made.append(env)
+            return env
+
+        return make
 
     def __call__(self) -> bool:
         if self.found.tried >= self.tries:
@@ -243,7 +264,7 @@ def shown_types(kb: KnowledgeBase, wins: Sequence[Win]) -> set[str]:
             for t in observed_types(z) if t not in known}
 
 
-def new_wins(envs: Sequence[RecoveryEnv], seen: set[tuple[int, int]]) -> list[Win]:
+def new_wins(envs: Sequence[WinSource], seen: set[tuple[int, int]]) -> list[Win]:
     """Wins of `envs` not examined yet (marked in `seen` as (env, index))."""
     out = []
     for i, env in enumerate(envs):

@@ -42,6 +42,7 @@ from nesyworld.hybrid.recovery.induction import (
 from nesyworld.hybrid.recovery.learned_operator import LearnedOperator, build_learned_operator
 from nesyworld.hybrid.recovery.recurrence import RecurrenceTest
 from nesyworld.hybrid.recovery.starts import model_goal_reachable, sample_failure_starts
+from nesyworld.hybrid.recovery.vector_env import recovery_vector_env_factory
 from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import EpochRecord, ICMConfig, PPOConfig, TrainConfig, TrainResult, train
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
@@ -71,6 +72,18 @@ def _recovery_train_config() -> TrainConfig:
                        deterministic_eval=False)
 
 
+def batched_train_config(train: TrainConfig, copies: int) -> TrainConfig:
+    """`train` for `copies` copies of the batched recovery env: the chunk and the epoch
+    rounded up to whole rounds of all copies (500 stays 500 for 4 copies, becomes 512 for
+    16). The trainer collects whole rounds, so an epoch of 500 on 16 copies would be a chunk
+    of 496 and one of 16, each with its own PPO update."""
+    def whole(steps: int) -> int:
+        return -(-steps // copies) * copies
+
+    return replace(train, num_envs=copies, collect_chunk=whole(train.collect_chunk),
+                   epoch_length=whole(train.epoch_length))
+
+
 RECOVERY_MINIBATCH = 128
 """The recoveries' PPO minibatch: the paper's (its table 7), where PPOConfig's default is 64.
 Measured on the light protocol's Axe, Fence and Fire recoveries, run seeds 0-5
@@ -92,7 +105,8 @@ class RecoveryConfig:
     convergence test (5 passing epochs, paper appendix A) costs 2,500 steps at least instead
     of 24,000; 4 evaluation episodes, because every episode starts at the same snapshot and
     the evaluation is greedy (the only variation is the world's own randomness); in-process
-    envs, because a recovery step costs ~1 ms and the pipes to subprocesses cost more.
+    envs (copies of the batched recovery env, `batched_copies`, or RecoveryEnvs), because
+    pipes to subprocesses cost more than a recovery step.
 
     Learned operators run their policy sampled, not greedy, and the convergence test
     evaluates it the same way: on a map it never trained on, a greedy policy that picks a
@@ -167,6 +181,15 @@ class RecoveryConfig:
     operators it breaks only where fences wall a target in (the trader, the crafting
     table: 0 and 2 of 16 maps) cost 92% of T_adapt at the paper's protocol, for one or two
     points of success; `RecurrenceTest(max_maps=0)` learns from every failure."""
+    batched_copies: int = 4
+    """Copies of the recovery env trained on at once on the batched core
+    (`RecoveryVectorEnv`), when the failure's world runs there; 0 trains on `train.num_envs`
+    `RecoveryEnv`s, as a world that does not run there always does. 4 keeps the recoveries'
+    sample efficiency: on the Axe, Fence and Fire recoveries of the main job (run seeds 0-5,
+    `nesyworld run`'s in-process planner) every run adapted, in 3,378 / 5,968 / 9,333 env
+    steps on average against 3,612 / 6,316 / 10,276 on 2 RecoveryEnvs; with 8 copies one
+    Fire run never adapted, with 16 two Fire runs needed a second recovery (16,063 on
+    average) and one Fence run took 72,664 (docs/SPEED.md)."""
     finetune_lr: float = 1e-4
     """Learning rate when fine-tuning a learned operator that failed (lower than a fresh
     run's, so the policy adapts without forgetting)."""
@@ -344,9 +367,18 @@ class Recovery:
                 self.on_chunk(steps)
             return watch()
 
-        result = train(watch.envs(factory) if watch.tries else factory, s.train, ppo, s.icm,
-                       init=init, on_epoch=_with_patience(self.on_epoch, s.patience),
-                       on_chunk=on_chunk)
+        batched = (recovery_vector_env_factory(env.recipe, failure.snapshot, failure, self.kb,
+                                               s.env, **kwargs) if s.batched_copies else None)
+        callbacks: dict[str, Any] = {"init": init, "on_chunk": on_chunk,
+                                     "on_epoch": _with_patience(self.on_epoch, s.patience)}
+        if batched is not None:
+            result = train(config=batched_train_config(s.train, s.batched_copies), ppo=ppo,
+                           icm=s.icm, vector_env_factory=(watch.vector_envs(batched)
+                                                          if watch.tries else batched),
+                           **callbacks)
+        else:
+            result = train(watch.envs(factory) if watch.tries else factory, s.train, ppo,
+                           s.icm, **callbacks)
         if watch.found.ok:
             return self._adopt_induced(failure, watch.found, result, sampling_steps, start,
                                        len(extra))

@@ -22,9 +22,14 @@ talks to envs one id at a time, and this adapter maps that protocol onto the bat
   with their first legal action, discards what they return, and marks them stale: stepping
   a stale env before resetting it raises, so no caller can see an env that moved while it
   was idle. Those extra steps are counted in `idle_steps` (the trainer adds them to the
-  evaluation env steps, which count what the envs really did). What the Collector records is
-  unchanged; only an idle env's own state (e.g. its random stream) moves on, which is why
-  evaluation after the first one can differ from DummyVectorEnv's on a random env.
+  evaluation env steps, which count what the envs really did). A vector env that can leave
+  some copies where they are has a `hold(mask)` method: the adapter calls it before each step
+  with the idle envs, that step leaves them untouched (its results for them are discarded),
+  and no idle steps are counted, so the counts are those of single envs stepped one by one
+  (the batched recovery env holds them: its env steps are a recovery's cost). What the
+  Collector records is unchanged; only an idle env's own state (e.g. its random stream)
+  moves on, unless held, which is why evaluation after the first one can differ from
+  DummyVectorEnv's on a random env.
 * Observations and infos take the form ActionMaskObservation gives one env (built by the
   same function, `masking.mask_observation`), so the policy, the buffer and the success
   bookkeeping cannot tell the two paths apart: an object array of per-env dicts
@@ -199,6 +204,9 @@ class VectorEnvAdapter(BaseVectorEnv):
             self._reset(np.flatnonzero(idle & self._needs_reset))
         actions = self._masks.argmax(axis=1).astype(self.single_action_space.dtype)
         actions[ids] = action
+        hold = getattr(self.venv, "hold", None)
+        if hold is not None:
+            hold(idle)
         obs, rew, term, trunc, infos = self.venv.step(actions)
         term, trunc = np.asarray(term, dtype=bool), np.asarray(trunc, dtype=bool)
         self._elapsed += 1
@@ -206,7 +214,8 @@ class VectorEnvAdapter(BaseVectorEnv):
             trunc = trunc | (self._elapsed >= self.max_episode_steps)
         self._needs_reset |= term | trunc
         self._stale |= idle
-        self.idle_steps += int(idle.sum())
+        if hold is None:
+            self.idle_steps += int(idle.sum())
         all_ids = np.arange(self.env_num)
         obs_list, info_list = self._convert(obs, infos, all_ids)
         for i, info in enumerate(info_list):

@@ -20,8 +20,10 @@ def test_every_row_is_measured(capsys: pytest.CaptureFixture[str]) -> None:
     assert [r["name"].split(",")[0] for r in rows] == [
         "PPO training", "PPO+ICM training", "PPO training", "recovery training",
         "recovery training"]
-    # the recovery's own minibatch (the paper's 128), then PPOConfig's 64 for comparison
-    assert "minibatch 128 x8" in rows[3]["name"] and "minibatch 64 x8" in rows[4]["name"]
+    # what recovery trains on (the batched recovery env), then the RecoveryEnvs of before
+    assert "copies on the batched core" in rows[3]["name"]
+    assert "2 RecoveryEnvs" in rows[4]["name"]
+    assert all("minibatch 128 x8" in r["name"] for r in rows[3:])
     for row in rows:
         assert math.isfinite(row["ours"]) and row["ours"] > 0, row
         assert math.isfinite(row["reference"]) and row["reference"] > 0, row
