@@ -116,6 +116,8 @@ def plot(cost: GridCost, out: Path, title: str) -> None:
         two = cost.wall_hours[cost.workers.index(2)]
         ax.annotate(f"this machine class (2 cores): {two:.1f} h", (2, two),
                     textcoords="offset points", xytext=(10, 8), fontsize=9)
+    ax.set_xticks(cost.workers, [str(n) for n in cost.workers])
+    ax.minorticks_off()
     ax.set_xlabel("workers (one CPU core each: a process pool or a Ray cluster)")
     ax.set_ylabel("wall hours")
     ax.set_title(f"{title}\n{cost.worker_hours:.1f} worker-hours in all", fontsize=10)
