@@ -32,6 +32,10 @@ OUTSIDE_THE_AGENT = {
                                       "or hybrid/boundary/oracle_model.py",
     "hybrid/recovery/env.py": "the recovery env is an environment: a copy of the agent's env "
                               "restored at the failure, built as any env is",
+    "hybrid/recovery/batched_env.py": "copies of the recovery env on the batched core: an "
+                                      "environment, built as env.py's is",
+    "hybrid/recovery/abstract_keys.py": "the batched recovery env's keys of its copies' "
+                                        "abstract states, read off the world it simulates",
     "hybrid/recording": "the recorder is an instrument beside the agent: it writes the world "
                         "down for replay and decides nothing",
     "hybrid/baselines": "the RL baselines never plan: they make training copies of their env "

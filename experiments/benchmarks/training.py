@@ -13,7 +13,7 @@ Each row is the best of `--repeats` runs, alternated with as many runs of its re
   with those settings: what the defaults cost.
 - Recovery training (PPO+ICM on the Axe novelty's first failure, the recovery's own
   TrainConfig and PPOConfig) on what it trains on, `RecoveryConfig.batched_copies` copies of
-  the batched recovery env (hybrid/recovery/vector_env.py), then on the 2 RecoveryEnvs of
+  the batched recovery env (hybrid/recovery/batched_env.py), then on the 2 RecoveryEnvs of
   before (still used for worlds that do not run on the batched core), each beside the
   minimal PPO with its copies and settings on NesyVectorEnv and, in `env_only`, its envs
   stepped with random legal actions (the ceiling the envs set).

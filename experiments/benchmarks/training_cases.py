@@ -9,9 +9,9 @@ from dataclasses import dataclass, replace
 from nesyworld.experiments.benchmarks.minimal_ppo import MinimalPPO
 from nesyworld.hybrid.agents.planning_agent import PlanningAgent, PlanningConfig
 from nesyworld.hybrid.execution.monitor import OperatorFailure
+from nesyworld.hybrid.recovery.batched_env import recovery_vector_env_factory
 from nesyworld.hybrid.recovery.env import recovery_env_factory
 from nesyworld.hybrid.recovery.recover import RecoveryConfig, batched_train_config
-from nesyworld.hybrid.recovery.vector_env import recovery_vector_env_factory
 from nesyworld.learning import (
     ICMConfig,
     PPOConfig,

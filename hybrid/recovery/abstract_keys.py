@@ -3,7 +3,7 @@
 `abstract` (symbolic/derivation/abstraction.py) builds a copy's `SymbolicState` from one
 Python `World`, about 40 µs a call after 50 µs to export the copy's state to one; after a
 batched step of N copies that would be most of the recovery's per-step work. Most steps do
-not change the abstract state at all, so the batched recovery env (vector_env.py) reads the
+not change the abstract state at all, so the batched recovery env (batched_env.py) reads the
 same ingredients off the batched arrays for every copy at once, in one compiled call
 (`key_kernel`), and builds the real abstraction only for copies whose key changed, and then
 only for keys it has not seen.

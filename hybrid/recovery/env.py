@@ -249,7 +249,7 @@ class RecoveryEnv(gym.Env[np.ndarray, np.int64]):
 
     def target_of(self, z: SymbolicState, start: int) -> str | None:
         """Which target z meets, measured against the failure of `start`: "effects", "goal",
-        "jump", or None (public: the batched env, vector_env.py, asks it per copy)."""
+        "jump", or None (public: the batched env, batched_env.py, asks it per copy)."""
         failure = self.starts[start][1]
         expected, _ = check_effects(failure.operator, failure.before, z,  # type: ignore[arg-type]
                                     self.relevant)

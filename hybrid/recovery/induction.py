@@ -201,7 +201,7 @@ WinSourceT = TypeVar("WinSourceT", bound="WinSource")
 
 class WinSource(Protocol):
     """An env whose successful episodes induction reads: `RecoveryEnv`, or the batched
-    `RecoveryVectorEnv` (vector_env.py)."""
+    `RecoveryVectorEnv` (batched_env.py)."""
 
     wins: list[Win]
 

@@ -23,6 +23,7 @@ from nesyworld.hybrid.boundary.world_adapter import WorldAdapter
 from nesyworld.hybrid.execution.monitor import OperatorFailure
 from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, Knowledge
 from nesyworld.hybrid.knowledge.regime import observed_types
+from nesyworld.hybrid.recovery.batched_env import recovery_vector_env_factory
 from nesyworld.hybrid.recovery.env import (
     RecoveryEnvConfig,
     Win,
@@ -42,7 +43,6 @@ from nesyworld.hybrid.recovery.induction import (
 from nesyworld.hybrid.recovery.learned_operator import LearnedOperator, build_learned_operator
 from nesyworld.hybrid.recovery.recurrence import RecurrenceTest
 from nesyworld.hybrid.recovery.starts import model_goal_reachable, sample_failure_starts
-from nesyworld.hybrid.recovery.vector_env import recovery_vector_env_factory
 from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import EpochRecord, ICMConfig, PPOConfig, TrainConfig, TrainResult, train
 from nesyworld.symbolic.knowledge_base import KnowledgeBase

@@ -1,4 +1,4 @@
-"""The batched recovery env (hybrid/recovery/vector_env.py) against `RecoveryEnv`, copy for
+"""The batched recovery env (hybrid/recovery/batched_env.py) against `RecoveryEnv`, copy for
 copy: the same observations, masks, rewards, terminations, truncations, successes and wins
 given the same seeds and actions, on the Axe, Fence and Fire failures."""
 
@@ -11,8 +11,8 @@ import pytest
 
 from nesyworld.hybrid import PlanningAgent, PlanningConfig
 from nesyworld.hybrid.execution.monitor import OperatorFailure
+from nesyworld.hybrid.recovery.batched_env import RecoveryVectorEnv
 from nesyworld.hybrid.recovery.env import RecoveryEnv, RecoveryEnvConfig
-from nesyworld.hybrid.recovery.vector_env import RecoveryVectorEnv
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world import World
 from nesyworld.world.envs.gym_env import NesyGridEnv
@@ -111,7 +111,7 @@ def test_worlds_whose_abstraction_reads_more_than_the_key_are_not_batched() -> N
 
 
 def test_the_recovery_factory_is_batched_where_the_world_runs_there() -> None:
-    from nesyworld.hybrid.recovery.vector_env import recovery_vector_env_factory
+    from nesyworld.hybrid.recovery.batched_env import recovery_vector_env_factory
 
     world, failure = failure_of("axe")
     factory = recovery_vector_env_factory(world.spec, failure.snapshot, failure, KB)
