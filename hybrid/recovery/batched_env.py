@@ -53,6 +53,7 @@ from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world import Snapshot
 from nesyworld.world.batch.core import BatchWorld
 from nesyworld.world.batch.tables import NotCompilable, compile_world
+from nesyworld.world.envs.vector_reset import reset_request
 from nesyworld.world.spec.model import WorldSpec
 
 
@@ -129,22 +130,7 @@ class RecoveryVectorEnv(VectorEnv):
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Seed copy i with seed + i (or seed[i]); None continues each copy's generator.
         ``options={"reset_mask": mask}`` resets only the copies where mask is True."""
-        n = self.num_envs
-        if seed is None:
-            seeds: list[int | None] = [None] * n
-        elif isinstance(seed, int | np.integer):
-            seeds = [int(seed) + i for i in range(n)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != n:
-                raise ValueError(f"{len(seeds)} seeds for {n} envs")
-        which = np.ones(n, bool)
-        if options and "reset_mask" in options:
-            which = np.asarray(options["reset_mask"])
-            if which.shape != (n,) or which.dtype != np.bool_:
-                raise ValueError(f"reset_mask must be a bool array of shape ({n},), got "
-                                 f"{which.dtype} {which.shape}")
-        envs = np.flatnonzero(which)
+        seeds, envs = reset_request(self.num_envs, seed, options)
         for i in envs.tolist():
             if seeds[i] is not None:
                 self._rngs[i] = seeding.np_random(seeds[i])[0]
@@ -153,7 +139,7 @@ class RecoveryVectorEnv(VectorEnv):
         self._observe(envs)
         self._pending[envs] = False
         self._ready = True
-        return self._obs.copy(), self._info(np.zeros(n, bool))
+        return self._obs.copy(), self._info(np.zeros(self.num_envs, bool))
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                           dict[str, Any]]:

@@ -34,6 +34,7 @@ from gymnasium.vector.utils import batch_space
 
 from nesyworld.world.batch.advance import StepBuffers
 from nesyworld.world.batch.core import BatchWorld
+from nesyworld.world.envs.vector_reset import reset_request
 from nesyworld.world.observations.builder import ObservationBuilder, ObservationConfig
 from nesyworld.world.spec.model import WorldSpec
 
@@ -87,22 +88,7 @@ class NesyVectorEnv(VectorEnv):
         """Seed copy i with seed + i (or seed[i]); None continues each copy's own stream.
         ``options={"reset_mask": mask}`` resets only the copies where mask is True."""
         super().reset(seed=seed if isinstance(seed, int) else None)
-        n = self.num_envs
-        if seed is None:
-            seeds: list[int | None] = [None] * n
-        elif isinstance(seed, int | np.integer):
-            seeds = [int(seed) + i for i in range(n)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != n:
-                raise ValueError(f"{len(seeds)} seeds for {n} envs")
-        which = np.ones(n, bool)
-        if options and "reset_mask" in options:
-            which = np.asarray(options["reset_mask"])
-            if which.shape != (n,) or which.dtype != np.bool_:
-                raise ValueError(f"reset_mask must be a bool array of shape ({n},), got "
-                                 f"{which.dtype} {which.shape}")
-        envs = np.flatnonzero(which)
+        seeds, envs = reset_request(self.num_envs, seed, options)
         self.batch.reset(envs, [seeds[i] for i in envs])
         out = self._out
         out.restart[envs] = False
