@@ -28,13 +28,25 @@ from nesyworld.hybrid import (
 )
 from nesyworld.hybrid.baselines.rl_agents import POST_NOVELTY_TRAIN, PRE_NOVELTY_TRAIN
 from nesyworld.hybrid.knowledge.regime import check_knowledge
-from nesyworld.hybrid.seeding import RunSeeds
+from nesyworld.hybrid.seeding import SPAN, RunSeeds
 from nesyworld.learning import ICMConfig, TrainConfig
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 
 LEARN_CALL_STRIDE = 20_000
 """Map seeds of the run's learner_envs stream per `learn` call (its training envs take
 env_seed + i, its evaluation envs env_seed + 10_000 + i)."""
+
+
+def learner_env_index(call: int) -> int:
+    """The learner_envs index of the `call`-th `learn` call of a run.
+
+    A run's stream holds SPAN // LEARN_CALL_STRIDE = 838 calls. The paper protocol's whole
+    budgets make more (one call per 4,800-step epoch: about 840 before the novelty, up to 209
+    after it), and an index past the stream was refused at the first post-novelty epoch; so
+    the calls start the stream again from its first maps (in a world the novelty has changed
+    by then). The first 838 calls keep their maps, so runs and pre-training checkpoints made
+    before stay reproducible."""
+    return LEARN_CALL_STRIDE * (call % (SPAN // LEARN_CALL_STRIDE))
 
 
 @dataclass
@@ -157,7 +169,7 @@ class RLProtocolAgent:
         # replay the same few maps for the whole run
         self.learn_calls += 1
         cfg = self.agent.config
-        env_seed = self.seeds.map("learner_envs", LEARN_CALL_STRIDE * self.learn_calls)
+        env_seed = self.seeds.map("learner_envs", learner_env_index(self.learn_calls))
         self.agent.config = dataclasses.replace(
             cfg, train=dataclasses.replace(cfg.train, env_seed=env_seed))
         stats = self.agent.learn(steps=steps)

@@ -96,3 +96,20 @@ def test_the_first_run_of_an_agent_and_seed_pretrains_and_the_next_loads_it(
     second = run("transfer_rl+icm", "fence", protocol)
     pre = [c for c in second["curve"] if c["phase"] == "pre"]
     assert len(pre) == protocol.eta and all(c["env_steps"] == 0 for c in pre)
+
+
+def test_every_learn_call_of_a_whole_budget_run_has_maps() -> None:
+    """The paper protocol's whole budgets make more learn calls than a run's learner_envs
+    stream holds at its stride: every call still maps into the stream (the calls start it
+    again), and the first calls keep the maps they always had."""
+    from nesyworld.experiments.protocol.agents import LEARN_CALL_STRIDE, learner_env_index
+    from nesyworld.hybrid.seeding import SPAN, RunSeeds
+
+    seeds = RunSeeds(0)
+    calls = range(1, 4_000_000 // 4_800 + 1_000_000 // 4_800 + 50)
+    assert len(calls) > SPAN // LEARN_CALL_STRIDE
+    for call in calls:
+        assert 0 <= learner_env_index(call) < SPAN
+        seeds.map("learner_envs", learner_env_index(call))
+    assert [learner_env_index(c) for c in (1, 2, 837)] == [
+        LEARN_CALL_STRIDE * c for c in (1, 2, 837)]
