@@ -229,9 +229,9 @@ class MatmulClock:
     timed loops of at least `min_seconds` (others' jobs on a shared machine only ever slow a
     loop down, so the best is the least disturbed), remembered for the rest of the run.
 
-    A shape within 1/8 in one dimension of a larger one already timed (the minimal PPO drops
-    reset steps from its minibatches, so its row counts vary: 151 shapes for one recovery
-    chunk) takes that one's time scaled by their FLOPs: small products run no faster than
+    A shape within 1/8 in one dimension of a larger one already timed (row counts vary: a
+    chunk's last minibatch is its short remainder, or the remainder merged into the one
+    before) takes that one's time scaled by their FLOPs: small products run no faster than
     large ones, so the estimate errs towards a higher ceiling, as an upper bound may."""
 
     def __init__(self, repeats: int = 5, min_seconds: float = 0.003) -> None:
