@@ -1,0 +1,3 @@
+from nesyworld.experiments.probe.transfer_probe import main
+
+main()

@@ -1,0 +1,136 @@
+"""Why a transferred RL policy does or does not adapt: its action distribution in the novel
+world, step by step.
+
+A Transfer RL baseline (hybrid/baselines/rl_agents.py) keeps its pre-novelty weights and
+learns on by sampling its own policy. It can only learn to use what it samples: when
+pre-training has made the policy almost deterministic, a novelty's new action (Axe's
+`select_axe`) starts with a probability that no number of env steps will ever draw, and a
+refused action the policy is sure of is repeated until the episode ends. This probe plays a
+few episodes of the novelty with the agent's own sampling and reports, per step, the policy's
+entropy, the probability it gives the actions the novelty added, and how long it kept
+repeating a refused action: the evidence for "it cannot explore" or against it.
+
+    python -m nesyworld.experiments.probe results/table2/pretrained/transfer_rl_unmasked_0.pt \
+        --novelty axe
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from nesyworld.hybrid.baselines.legal_actions import offered, trained_with_masks
+from nesyworld.hybrid.baselines.rl_agents import TRANSFER_RL_CONFIG, TransferRLAgent
+from nesyworld.learning import load_checkpoint, mask_from_info
+from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
+
+__all__ = ["ProbeResult", "main", "probe_transfer"]
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """What the policy's distribution looked like over the probed steps (nats for entropy)."""
+
+    checkpoint: str
+    novelty: str
+    new_actions: tuple[str, ...]
+    """Actions of the novel world the checkpoint's policy had never had."""
+    episodes: int
+    steps: int
+    successes: int
+    mean_entropy: float
+    max_entropy: float
+    """log(number of actions offered): the entropy of a uniform choice, for scale."""
+    sure_steps: float
+    """Share of steps whose most probable action had probability >= 0.99."""
+    new_action_probability: float
+    """The largest probability any new action got at any probed step."""
+    new_actions_taken: int
+    refused_steps: int
+    longest_refused_repeat: int
+    """The longest run of one refused action taken again and again."""
+
+
+def _new_actions(agent: TransferRLAgent, old: Sequence[str]) -> tuple[str, ...]:
+    return tuple(a for a in agent.names.actions if a not in set(old))
+
+
+def probe_transfer(checkpoint: str | Path, novelty: str, domain: str = "pogostick",
+                   episodes: int = 5, max_steps: int = 100, seed: int = 0) -> ProbeResult:
+    """Play `episodes` episodes (at most `max_steps` steps each, map seeds `seed` onwards) of
+    `domain` after `novelty` with the checkpoint's policy, as the Transfer RL agent acts."""
+    ckpt = load_checkpoint(checkpoint)
+    env = NoveltyInjector(NesyGridEnv(domain), [novelty])
+    config = dataclasses.replace(TRANSFER_RL_CONFIG, action_masks=trained_with_masks(ckpt))
+    agent = TransferRLAgent(env, ckpt, None, config)
+    old_actions = agent.names.actions
+    entropies: list[float] = []
+    sure, new_taken, refused, successes, longest = 0, 0, 0, 0, 0
+    new_p, max_entropy = 0.0, 0.0
+    new: tuple[str, ...] = ()
+    for episode in range(episodes):
+        obs, info = env.reset(seed=seed + episode)
+        agent.reset(obs, info)
+        new = _new_actions(agent, old_actions)
+        repeat, last = 0, -1
+        for _ in range(max_steps):
+            names = agent.names.actions
+            mask = offered(mask_from_info(info, len(names)), names, config.forbidden,
+                           config.action_masks)
+            p = agent.policy.action_probabilities(obs, mask)
+            entropies.append(float(-(p[p > 0] * np.log(p[p > 0])).sum()))
+            max_entropy = max(max_entropy, math.log(max(1, int(np.count_nonzero(mask)))))
+            sure += int(p.max() >= 0.99)
+            new_idx = [names.index(a) for a in new]
+            if new_idx:
+                new_p = max(new_p, float(p[new_idx].max()))
+            action = agent.act(obs, info)
+            new_taken += int(names[action] in new)
+            obs, _, terminated, truncated, info = env.step(action)
+            if info.get("ok", True):
+                repeat, last = 0, -1
+            else:
+                refused += 1
+                repeat = repeat + 1 if action == last else 1
+                last = action
+                longest = max(longest, repeat)
+            if terminated or truncated:
+                successes += int(bool(info.get("success", False)))
+                break
+    steps = len(entropies)
+    return ProbeResult(
+        checkpoint=str(checkpoint), novelty=novelty, new_actions=new, episodes=episodes,
+        steps=steps, successes=successes,
+        mean_entropy=float(np.mean(entropies)) if steps else float("nan"),
+        max_entropy=max_entropy, sure_steps=sure / steps if steps else float("nan"),
+        new_action_probability=new_p, new_actions_taken=new_taken, refused_steps=refused,
+        longest_refused_repeat=longest)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m nesyworld.experiments.probe",
+        description="How an RL checkpoint's policy acts after a novelty: entropy, the "
+                    "probability of the novelty's new actions, repeated refusals.")
+    parser.add_argument("checkpoint", help="a checkpoint saved by RLAgent.save")
+    parser.add_argument("--novelty", required=True, help="a shipped novelty name or file")
+    parser.add_argument("--domain", default="pogostick")
+    parser.add_argument("--episodes", type=int, default=5)
+    parser.add_argument("--max-steps", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0, help="the first episode's map seed")
+    parser.add_argument("--json", action="store_true", help="one JSON object")
+    args = parser.parse_args(argv)
+    result = probe_transfer(args.checkpoint, args.novelty, args.domain, args.episodes,
+                            args.max_steps, args.seed)
+    if args.json:
+        print(json.dumps(asdict(result)))
+        return
+    for key, value in asdict(result).items():
+        print(f"{key:>24}  {value:.3g}" if isinstance(value, float) else f"{key:>24}  {value}")
