@@ -26,10 +26,15 @@ from nesyworld.hybrid import (
     hybrid_configs,
     run_episode,
 )
-from nesyworld.hybrid.baselines.rl_agents import POST_NOVELTY_TRAIN, PRE_NOVELTY_TRAIN
+from nesyworld.hybrid.baselines.rl_agents import (
+    PAPER_POST_NOVELTY_PPO,
+    PAPER_PRE_NOVELTY_PPO,
+    POST_NOVELTY_TRAIN,
+    PRE_NOVELTY_TRAIN,
+)
 from nesyworld.hybrid.knowledge.regime import check_knowledge
 from nesyworld.hybrid.seeding import SPAN, RunSeeds
-from nesyworld.learning import ICMConfig, TrainConfig
+from nesyworld.learning import ICMConfig, PPOConfig, TrainConfig
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 
 LEARN_CALL_STRIDE = 20_000
@@ -212,14 +217,17 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
         raise ValueError(f"unknown agent {name!r}")
     icm = ICMConfig() if extra == "icm" else None
 
-    def config(train: TrainConfig) -> RLConfig:
+    def config(train: TrainConfig, paper_ppo: PPOConfig) -> RLConfig:
         return RLConfig(train=dataclasses.replace(
             train, seed=seeds.learner, env_seed=seeds.learner_envs(), progress=False,
             epoch_length=epoch_steps,
             max_episode_steps=max_episode_steps, stop_on_convergence=False,
-            eval_episodes=1), icm=icm, action_masks=masks)
+            eval_episodes=1), icm=icm, action_masks=masks,
+            # the paper's baselines learn with the paper's PPO; the masked ones are ours
+            ppo=PPOConfig() if masks else paper_ppo)
 
-    pre, post = config(PRE_NOVELTY_TRAIN), config(POST_NOVELTY_TRAIN)
+    pre = config(PRE_NOVELTY_TRAIN, PAPER_PRE_NOVELTY_PPO)
+    post = config(POST_NOVELTY_TRAIN, PAPER_POST_NOVELTY_PPO)
     agent = RLAgent(env, kb, pre)
     if pretrained:
         agent.load(pretrained)

@@ -38,7 +38,8 @@ from typing import Any
 from nesyworld.experiments.protocol.records import UNMASKED, CurvePoint, ProtocolConfig
 
 __all__ = ["PRETRAINING_KEY", "PROGRESS_EVERY", "PretrainingProgress", "check_pretraining",
-           "checkpoint_path", "pretraining_lock", "pretraining_of", "progress_files"]
+           "checkpoint_path", "ppo_differences", "pretraining_lock", "pretraining_of",
+           "progress_files"]
 
 PRETRAINING_KEY = "pretraining"
 """Checkpoint metadata: how the protocol pre-trained it (`pretraining_of`)."""
@@ -167,9 +168,25 @@ def check_pretraining(agent: Any, path: str, protocol: ProtocolConfig) -> None:
     to start from) is taken as given."""
     from nesyworld.learning.training.checkpoint import CheckpointError
 
-    saved = agent.agent.checkpoint.metadata.get(PRETRAINING_KEY)
+    ckpt = agent.agent.checkpoint
+    saved = ckpt.metadata.get(PRETRAINING_KEY)
     wanted = pretraining_of(protocol)
     if saved is not None and saved != wanted:
         raise CheckpointError(f"{path}: pre-trained with {saved}; this protocol pre-trains "
                               f"with {wanted}: delete the file (or give the run another "
                               "`pretrained` path) to pre-train it again")
+    differ = ppo_differences(ckpt.ppo, agent.agent.config.ppo)
+    if saved is not None and differ:
+        raise CheckpointError(f"{path}: pre-trained with other PPO settings ({differ}): "
+                              "delete the file (or give the run another `pretrained` path) "
+                              "to pre-train it again")
+
+
+def ppo_differences(saved: Any, wanted: Any) -> str:
+    """The PPO settings (`PPOConfig` fields) in which a saved pre-training differs from the
+    agent's, as `name saved != wanted`, comma-separated; "" when none. Why: a policy
+    pre-trained at other settings is another baseline (at our faster default it ends all but
+    deterministic; hybrid/baselines/rl_agents.py, PAPER_PRE_NOVELTY_PPO)."""
+    return ", ".join(f"{f.name} {getattr(saved, f.name, None)!r} != {getattr(wanted, f.name)!r}"
+                     for f in fields(wanted)
+                     if getattr(saved, f.name, None) != getattr(wanted, f.name))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -34,6 +35,7 @@ from nesyworld.experiments.protocol.pretraining import (
     PretrainingProgress,
     check_pretraining,
     checkpoint_path,
+    ppo_differences,
     pretraining_lock,
     pretraining_of,
     progress_files,
@@ -47,7 +49,7 @@ from nesyworld.experiments.protocol.records import (
 )
 from nesyworld.hybrid import HYBRID_AGENTS, EpisodeResult
 from nesyworld.hybrid.seeding import RunSeeds
-from nesyworld.learning import ConvergenceTest
+from nesyworld.learning import ConvergenceTest, load_checkpoint
 from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 
 EVALUATION_STRIDE = 10_000
@@ -209,6 +211,11 @@ def _resume(run: _Run, agent: RLProtocolAgent, weights: Path, counters: Path
     return (the next epoch, env steps spent), (1, 0) to start afresh."""
     progress = PretrainingProgress.load(counters) if weights.is_file() else None
     if progress is None:
+        return 1, 0
+    differ = ppo_differences(load_checkpoint(weights).ppo, agent.agent.config.ppo)
+    if differ:  # another baseline's training: not this one's to go on from
+        print(f"nesyworld: {weights}: an unfinished pre-training with other PPO settings "
+              f"({differ}); pre-training starts over", file=sys.stderr)
         return 1, 0
     agent.agent.load(weights)
     agent.learn_calls = progress.learn_calls

@@ -74,6 +74,21 @@ POST_NOVELTY_TRAIN = TrainConfig(max_episode_steps=400, num_envs=4)
 """Paper table 7 (epochs of 4,800, an update every 800, episodes of at most 400 steps, 4
 parallel envs)."""
 
+PAPER_PRE_NOVELTY_PPO = PPOConfig(lr=1e-5, batch_size=128, epochs_per_update=20)
+"""The paper's PPO for pre-training (tables 4 and 6: Adam at 1e-5, minibatches of 128, 20
+batches per train read as 20 passes, as `PPOConfig.epochs_per_update` reads table 7's 8), for
+its RL baselines: the `_unmasked` agents of the protocol (experiments/protocol/agents.py).
+Why not our faster default (`PPOConfig`: 3e-4, 64 x 8): over the paper's whole 4M steps it
+makes the policy all but deterministic, and a transferred policy then never samples what a
+novelty added. Measured with `python -m nesyworld.experiments.probe <checkpoint> --novelty
+axe` on 5 episodes of 100 steps (2026-11-29): after 4M steps at our default the policy put
+3e-23 at most on `select_axe`, its mean entropy was 0.002 nats and it repeated a refused
+`break` up to 97 times in a row; after 800k steps at these settings (train success 1.0 on the
+pre-novelty task) its entropy was 2.2 nats, `select_axe` had up to 0.003 and was taken."""
+
+PAPER_POST_NOVELTY_PPO = dataclasses.replace(PAPER_PRE_NOVELTY_PPO, epochs_per_update=8)
+"""The paper's PPO after the novelty (tables 4 and 7: 128 x 8 at 1e-5)."""
+
 FORBIDDEN_BY_DEFAULT = ("give_up",)
 DEFAULT_SHAPING = ShapingConfig()
 DEFAULT_TRANSFER = TransferConfig()

@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from nesyworld.experiments.protocol import agents as agents_module
 from nesyworld.experiments.protocol import run as run_module
 from nesyworld.experiments.protocol.agents import RLProtocolAgent
 from nesyworld.experiments.protocol.pretraining import PretrainingProgress, progress_files
 from nesyworld.experiments.protocol.records import ProtocolConfig, RunSpec
 from nesyworld.experiments.protocol.run import run_protocol
+from nesyworld.learning import PPOConfig
 
 
 class SessionEnded(BaseException):
@@ -114,3 +116,66 @@ def test_a_checkpoint_pretrained_otherwise_is_refused_not_loaded(tmp_path: Path)
     assert "'full_budget': False" in again["error"] and "delete the file" in again["error"]
     assert run_protocol(RunSpec("transfer_rl_unmasked", "pogostick", "fence", 0,
                                 stopped))["status"] == "ok"  # the same rule loads it
+
+
+def _other_ppo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pre-train with our faster default PPO instead of the paper's."""
+    monkeypatch.setattr(agents_module, "PAPER_PRE_NOVELTY_PPO", PPOConfig())
+
+
+def test_the_papers_baselines_learn_with_the_papers_ppo() -> None:
+    from nesyworld.experiments.protocol.agents import make_protocol_agent
+    from nesyworld.hybrid.seeding import RunSeeds
+    from nesyworld.world.envs import NesyGridEnv
+
+    def configs(name: str) -> tuple[PPOConfig, PPOConfig]:
+        agent = make_protocol_agent(name, NesyGridEnv("pogostick"), "pogostick", RunSeeds(0),
+                                    20, 100)
+        assert isinstance(agent, RLProtocolAgent)
+        return agent.agent.config.ppo, agent.post_config.ppo
+
+    pre, post = configs("transfer_rl+icm_unmasked")
+    assert (pre.lr, pre.batch_size, pre.epochs_per_update) == (1e-5, 128, 20)  # tables 4, 6
+    assert (post.lr, post.batch_size, post.epochs_per_update) == (1e-5, 128, 8)  # table 7
+    assert configs("transfer_rl") == (PPOConfig(), PPOConfig())  # our masked variant
+
+
+def test_a_checkpoint_pretrained_with_other_ppo_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with monkeypatch.context() as m:
+        _other_ppo(m)
+        first = run_protocol(RunSpec("transfer_rl_unmasked", "pogostick", "axe", 0,
+                                     _protocol(tmp_path)))
+    assert first["status"] == "ok", first["error"]
+    again = run_protocol(RunSpec("transfer_rl_unmasked", "pogostick", "fence", 0,
+                                 _protocol(tmp_path)))
+    assert again["status"] == "error"
+    line = again["error"].strip().splitlines()[-1]
+    assert "other PPO settings" in line and "lr 0.0003 != 1e-05" in line, line
+
+
+def test_an_unfinished_pretraining_with_other_ppo_starts_over(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(run_module, "PROGRESS_EVERY", 2)
+    spec = RunSpec("transfer_rl_unmasked", "pogostick", "axe", 0, _protocol(tmp_path))
+    weights, counters = progress_files(tmp_path / "pre" / "transfer_rl_unmasked_0.pt")
+    calls: list[int] = []
+    train = RLProtocolAgent.train
+
+    def stops_at_the_fourth_epoch(self: RLProtocolAgent, steps: int, phase: str = "post"):
+        calls.append(steps)
+        if len(calls) == 4:
+            raise SessionEnded
+        return train(self, steps, phase)
+
+    with monkeypatch.context() as m:
+        _other_ppo(m)
+        m.setattr(RLProtocolAgent, "train", stops_at_the_fourth_epoch)
+        with pytest.raises(SessionEnded):
+            run_protocol(spec)
+    assert weights.is_file() and counters.is_file()
+    record = run_protocol(spec)
+    assert record["status"] == "ok", record["error"]
+    assert [c["epoch"] for c in _pre(record)] == [1, 2, 3, 4, 5]  # from the start
+    assert "other PPO settings" in capsys.readouterr().err
