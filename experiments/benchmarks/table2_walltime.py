@@ -46,7 +46,8 @@ NOVELTIES = ("axe", "chest", "distance", "fence", "fire")
 @dataclasses.dataclass(frozen=True)
 class RLOverrides:
     """How the RL baselines would be trained: the copies stepped together, the update chunk,
-    and PPO's minibatch and passes. The defaults are the baselines' own (RLConfig); larger
+    and PPO's minibatch and passes. The defaults are the paper baselines' own (the
+    `_unmasked` agents: PAPER_PRE_NOVELTY_PPO, no action masks); larger
     minibatches with fewer passes run several times faster per env step (see PPOConfig's
     batch_size) but are not the paper's hyperparameters, so their learning is not its."""
 
@@ -60,9 +61,8 @@ def rl_rates(steps: int, settings: RLOverrides = RLOverrides()) -> dict[str, flo
     """PPO training steps/s (after a warm-up call that pays tianshou's compilation) and the
     trained policy's acting steps/s in evaluation episodes."""
     from nesyworld.hybrid import RLAgent, RLConfig
-    from nesyworld.hybrid.baselines.rl_agents import PRE_NOVELTY_TRAIN
+    from nesyworld.hybrid.baselines.rl_agents import PAPER_PRE_NOVELTY_PPO, PRE_NOVELTY_TRAIN
     from nesyworld.hybrid.seeding import RunSeeds
-    from nesyworld.learning import PPOConfig
     from nesyworld.world.envs import NesyGridEnv
 
     train = dataclasses.replace(PRE_NOVELTY_TRAIN, progress=False, eval_episodes=1,
@@ -71,12 +71,12 @@ def rl_rates(steps: int, settings: RLOverrides = RLOverrides()) -> dict[str, flo
         train = dataclasses.replace(train, num_envs=settings.copies)
     if settings.chunk:
         train = dataclasses.replace(train, collect_chunk=settings.chunk)
-    ppo = PPOConfig()
+    ppo = PAPER_PRE_NOVELTY_PPO
     if settings.minibatch:
         ppo = dataclasses.replace(ppo, batch_size=settings.minibatch)
     if settings.passes:
         ppo = dataclasses.replace(ppo, epochs_per_update=settings.passes)
-    config = RLConfig(train=train, ppo=ppo)
+    config = RLConfig(train=train, ppo=ppo, action_masks=False)
     agent = RLAgent(NesyGridEnv("pogostick"), config=config)
     agent.learn(steps=min(steps, 500))
     t = time.perf_counter()

@@ -52,6 +52,8 @@ class ProbeResult:
     """Share of steps whose most probable action had probability >= 0.99."""
     new_action_probability: float
     """The largest probability any new action got at any probed step."""
+    new_action_mean_probability: float
+    """The probability of taking some new action, on average over the probed steps."""
     new_actions_taken: int
     refused_steps: int
     longest_refused_repeat: int
@@ -73,7 +75,7 @@ def probe_transfer(checkpoint: str | Path, novelty: str, domain: str = "pogostic
     old_actions = agent.names.actions
     entropies: list[float] = []
     sure, new_taken, refused, successes, longest = 0, 0, 0, 0, 0
-    new_p, max_entropy = 0.0, 0.0
+    new_p, max_entropy, new_sum = 0.0, 0.0, 0.0
     new: tuple[str, ...] = ()
     for episode in range(episodes):
         obs, info = env.reset(seed=seed + episode)
@@ -91,6 +93,7 @@ def probe_transfer(checkpoint: str | Path, novelty: str, domain: str = "pogostic
             new_idx = [names.index(a) for a in new]
             if new_idx:
                 new_p = max(new_p, float(p[new_idx].max()))
+                new_sum += float(p[new_idx].sum())
             action = agent.act(obs, info)
             new_taken += int(names[action] in new)
             obs, _, terminated, truncated, info = env.step(action)
@@ -110,7 +113,9 @@ def probe_transfer(checkpoint: str | Path, novelty: str, domain: str = "pogostic
         steps=steps, successes=successes,
         mean_entropy=float(np.mean(entropies)) if steps else float("nan"),
         max_entropy=max_entropy, sure_steps=sure / steps if steps else float("nan"),
-        new_action_probability=new_p, new_actions_taken=new_taken, refused_steps=refused,
+        new_action_probability=new_p,
+        new_action_mean_probability=new_sum / steps if steps else float("nan"),
+        new_actions_taken=new_taken, refused_steps=refused,
         longest_refused_repeat=longest)
 
 

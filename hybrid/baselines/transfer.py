@@ -61,8 +61,9 @@ class TransferConfig:
 
     new_weight_scale: float = 0.01
     """New inputs and outputs start with the fresh initialisation times this: small enough
-    that the grown network behaves like the old one on everything it already knew (a new
-    action's logit starts near 0), large enough that gradients reach the new weights."""
+    that the grown network behaves like the old one on everything it already knew, large
+    enough that gradients reach the new weights. A new action's output starts on top of the
+    mean of the old ones (`center_new_actions`)."""
 
     seed: int = 0
     """Seeds the fresh initialisation the new weights are scaled from."""
@@ -151,6 +152,28 @@ def expand_network(old: nn.Module, new: nn.Module, inputs: np.ndarray,
             b.bias[new_r] = a.bias[old_r]
 
 
+def center_new_actions(last: nn.Linear, outputs: np.ndarray) -> None:
+    """Start each new action (`outputs[i]` < 0) of the actor's `last` layer at the mean of
+    the old actions' logits, in every state, in place: as likely as an average old action.
+
+    Why not at a logit of 0: a softmax ignores a common offset of the logits, and a long
+    training lets the old ones drift from 0 (the policy gradient sums to zero over the
+    actions, Adam's per-weight steps do not). After the paper's 4M steps of pogostick they
+    stood at +30 on average in the first state (+45 for the action taken), so a new action
+    starting at 0 had a probability of 1e-17 and was never sampled whatever the policy did
+    next (`python -m nesyworld.experiments.probe`, docs/EXPERIMENTS.md). At the mean it
+    starts unlikely where the old policy is sure, and gets its share as soon as the old
+    actions it was sure of fail and their logits fall back together.
+    """
+    new, old = np.flatnonzero(outputs < 0), np.flatnonzero(outputs >= 0)
+    if not len(new) or not len(old):
+        return
+    new_t, old_t = torch.as_tensor(new), torch.as_tensor(old)
+    with torch.no_grad():
+        last.weight[new_t] += last.weight[old_t].mean(dim=0)
+        last.bias[new_t] += last.bias[old_t].mean()
+
+
 def transfer_checkpoint(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames,
                         observation_space: gym.Space, action_space: gym.spaces.Discrete,
                         config: TransferConfig = TransferConfig()) -> Checkpoint:
@@ -174,6 +197,7 @@ def transfer_checkpoint(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames,
     old_critic = ValueCritic(ckpt.obs_dim, hidden)
     old_critic.load_state_dict(ckpt.critic_state)
     expand_network(ckpt.actor().net, actor.net, inputs, outputs, config.new_weight_scale)
+    center_new_actions(_linears(actor.net)[-1], outputs)
     expand_network(old_critic.net, critic.net, inputs, None, config.new_weight_scale)
     added = {"observation": int((inputs < 0).sum()), "actions": int((outputs < 0).sum())}
     return dataclasses.replace(

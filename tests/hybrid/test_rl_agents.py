@@ -214,6 +214,29 @@ def test_transfer_grows_the_network_and_keeps_the_old_policy() -> None:
             assert after[new.actions.index(name)] == pytest.approx(before[i], abs=1e-5)
 
 
+def test_a_new_action_starts_at_the_old_logits_mean_wherever_they_drifted() -> None:
+    """Softmax ignores a common offset: a policy whose logits all drifted up (as Adam lets
+    them over a long training) must still give a new action the share of an average old
+    action, not the e^-30 of a logit left at 0."""
+    source = sharpened(trained()[0])
+    state = {k: v.clone() for k, v in source.checkpoint.actor_state.items()}
+    state["net.model.4.bias"] += 30.0  # the same policy, every logit 30 higher
+    drifted = RLAgent(source.env, KB, source.config, checkpoint=dataclasses.replace(
+        source.checkpoint, actor_state=state))
+    env = NesyGridEnv(apply_novelties("pogostick", ["axe"]))
+    agent = TransferRLAgent(env, drifted)
+    names = agent.names.actions
+    new = names.index("select_axe")
+    for seed in range(3):
+        obs, _ = env.reset(seed=seed)
+        x = torch.as_tensor(gym.spaces.utils.flatten(env.observation_space, obs))[None]
+        with torch.no_grad():
+            logits = agent.policy.actor.logits(x)[0]
+        old = torch.cat([logits[:new], logits[new + 1:]])
+        assert old.mean() > 25  # the drift is there
+        assert logits[new] == pytest.approx(float(old.mean()), abs=0.05)
+
+
 def test_transfer_follows_a_novelty_arriving_at_reset_and_fine_tunes() -> None:
     source, _ = trained()
     env = NoveltyInjector(NesyGridEnv("pogostick"), ["axe"])
