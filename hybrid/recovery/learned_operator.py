@@ -173,6 +173,11 @@ def learned_preconditions(failure: OperatorFailure, effects: Sequence[Effect],
     - holding at least one of every new type the agent held at the failure: the novelty's
       items are the likeliest means of the fix (the axe), and the policy never learned to
       get them.
+    A policy trained from several starts (fine-tuned on a later failure, or given the same
+    failure on other maps) keeps only what held at all of them (`build_learned_operator`):
+    fine-tuned from a state where the novelty's water bucket was already emptied, it would
+    otherwise require the empty bucket, which no fresh start holds, and the goal would have
+    no plan again.
     """
     z = failure.before
     assert z is not None
@@ -414,7 +419,13 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
                   + f"; {steps} env steps in all, success {rate:.0%} of {n_rollouts} "
                     "rollouts")
     mean_steps = float(np.mean([r.steps for r in wins]))
-    pre, effects = _pin_functional(learned_preconditions(failure, effects, new_types), effects)
+    pre = learned_preconditions(failure, effects, new_types)
+    for _, other in env.starts[1:]:  # a precondition must hold at every start it learned from
+        if other.before is None:
+            continue
+        held = set(learned_preconditions(other, effects, new_types))
+        pre = tuple(c for c in pre if c in held)
+    pre, effects = _pin_functional(pre, effects)
     schema = OperatorSchema(name, functional_params(effects), pre, effects, f"policy:{name}",
                             provenance, cost=max(1.0, mean_steps))
     return LearnedOperator(schema, policy, env.action_names, env.config.observation, rate,

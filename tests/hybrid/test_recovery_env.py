@@ -3,6 +3,7 @@ scripted policies stand in for learned ones, so these tests stay fast)."""
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 from collections.abc import Callable
 from functools import cache
@@ -23,7 +24,7 @@ from nesyworld.symbolic.derivation.abstraction import abstract
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import Planner
 from nesyworld.world import World
-from nesyworld.world.actions.schema import INVENTORY, CountChange
+from nesyworld.world.actions.schema import INVENTORY, CountAtLeast, CountChange
 from nesyworld.world.envs.gym_env import NesyGridEnv
 from nesyworld.world.novelty.transforms import apply_novelties
 
@@ -161,6 +162,25 @@ def test_learned_operator_from_a_scripted_policy_is_planned_with() -> None:
     assert learned.run(world, horizon=10)
     assert world.inventory_dict().get("oak_log", 0) == failure.before.count(
         INVENTORY, "oak_log") + 1
+
+
+def test_a_learned_operator_requires_only_what_held_at_every_start() -> None:
+    """Fine-tuned on a second start where the novelty's item was no longer held (Fire: the
+    water bucket already emptied), the operator must not require what only one start held:
+    no fresh start would hold it, and the goal would have no plan again."""
+    agent, failure = axe_failure()
+    assert failure.before is not None
+    axe = CountAtLeast(INVENTORY, "axe", 1)
+    alone = build_learned_operator(make_env(), axe_policy(make_env()), n_rollouts=2,
+                                   novelty="axe")
+    assert axe in alone.schema.preconditions  # the novelty's item held at the failure
+    without = dataclasses.replace(failure, before=failure.before.apply(
+        (CountChange(INVENTORY, "axe", -1),)))
+    env = from_failure(agent.env.unwrapped.world, failure, KB, RecoveryEnvConfig(),
+                       starts=[without])
+    both = build_learned_operator(env, axe_policy(env), n_rollouts=2, novelty="axe")
+    assert axe not in both.schema.preconditions
+    assert set(both.schema.preconditions) < set(alone.schema.preconditions)
 
 
 def test_jump_ahead_accepts_states_from_which_a_tail_of_the_plan_runs() -> None:
