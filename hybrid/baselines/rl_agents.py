@@ -83,8 +83,9 @@ makes the policy all but deterministic, and a transferred policy only learns wha
 Measured with `python -m nesyworld.experiments.probe CHECKPOINT --novelty axe` (5 episodes of
 100 steps, 2026-11-29): after 4M steps at the default, a mean entropy of 0.002 nats in the Axe
 world and a refused `break` repeated up to 97 times in a row; at these settings, 0.21 nats.
-Fine-tuned on Axe (PPO+ICM, 128 x 8 at 1e-5), the first adapted in 96k env steps (train
-success 0.995) and the second had not in 240k (success 0, entropy 0.66)."""
+Fine-tuned on Axe (PPO+ICM, 128 x 8 at 1e-5), the policy pre-trained at these settings
+adapted in 96k env steps (train success 0.995); the default's had not in 240k (success 0,
+entropy 0.66)."""
 
 PAPER_POST_NOVELTY_PPO = dataclasses.replace(PAPER_PRE_NOVELTY_PPO, epochs_per_update=8)
 """The paper's PPO after the novelty (tables 4 and 7: 128 x 8 at 1e-5)."""
