@@ -67,6 +67,19 @@ class Comparison:
     note: str
 
 
+def spread_side(ours: float, paper: Stat, digits: int) -> str:
+    """'above the paper's spread', 'below ...' or '': where our mean lies against the paper's
+    mean ± its sd. Why: a difference within that band is what reseeding the paper's own
+    runs gives, one outside it needs an explanation. A band of sd 0 is widened to the
+    rounding of the printed figure, so 0.998 is not called outside 1 ± 0."""
+    band = max(paper.std, 0.5 * 10.0 ** -digits)
+    if ours > paper.mean + band:
+        return "above the paper's spread"
+    if ours < paper.mean - band:
+        return "below the paper's spread"
+    return ""
+
+
 def paper_comparison(rows: Sequence[Table2Row], paper: Sequence[PaperRow] | None = None
                      ) -> list[Comparison]:
     """Our table 2 rows beside the paper's, metric by metric, for the (novelty, agent) pairs
@@ -90,6 +103,10 @@ def paper_comparison(rows: Sequence[Table2Row], paper: Sequence[PaperRow] | None
                 note = "" if r.adapted_text == "–" else f"adapted {r.adapted_text}"
                 if mine is not None and theirs is not None and theirs.mean:
                     ratio = mine.mean / theirs.mean
+            if mine is not None and theirs is not None:
+                side = spread_side(mine.mean, theirs, METRIC_DIGITS[metric])
+                if side:
+                    note = f"{note}; {side}" if note else side
             out.append(Comparison(r.novelty, r.agent, METRIC_LABELS[metric], text,
                                   "–" if theirs is None else theirs.format(),
                                   ratio, note))

@@ -81,6 +81,33 @@ def typed_variables(tree: Tree, source: Source) -> list[tuple[str, str | None, I
     return out
 
 
+def declared_parameters(tree: Tree, source: Source, owner: Token) -> list[tuple[str, str | None]]:
+    """A predicate's or function's parameters, a repeated name renamed with a warning.
+
+    Why tolerate what an action's parameters may not do: in a declaration the names are
+    placeholders that nothing refers to, and IPC domains repeat them (logistics00's ADL
+    domain declares `(in ?obj ?obj)`). The second
+    `?obj` becomes `?obj_2`, the arity and the types stay as written.
+    """
+    taken = {str(tok)[1:] for tok, _, _ in typed_list(tree, source)}
+    seen: set[str] = set()
+    out = []
+    for tok, tname, _ in typed_list(tree, source):
+        name = str(tok)[1:]
+        if name in seen:
+            k = 2
+            while f"{name}_{k}" in taken:
+                k += 1
+            renamed = f"{name}_{k}"
+            source.warn(tok, f"parameter '?{name}' of '{owner}' is declared twice; the "
+                             f"second is read as '?{renamed}'")
+            taken.add(renamed)
+            name = renamed
+        seen.add(name)
+        out.append((name, tname))
+    return out
+
+
 def domain_from_tree(tree: Tree, source: Source) -> Domain:
     """Collect and check the declarations of a parsed domain (actions are checked later)."""
     requirements: list[str] = []
@@ -118,7 +145,7 @@ def domain_from_tree(tree: Tree, source: Source) -> Domain:
                 if str(name_tok) in fluents:
                     raise source.error(name_tok, f"'{name_tok}' is declared twice",
                                        "one declaration per predicate or function")
-                params = [(n, t) for n, t, _ in typed_variables(skeleton.children[1], source)]
+                params = declared_parameters(skeleton.children[1], source, name_tok)
                 fluents[str(name_tok)] = Signature(str(name_tok), name_tok, params, numeric)
         else:  # action_def
             actions.append(section)

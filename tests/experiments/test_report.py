@@ -19,8 +19,10 @@ from nesyworld.experiments.protocol.paper_table2 import (
     comparison_table,
     load_paper_table2,
     paper_comparison,
+    spread_side,
 )
 from nesyworld.experiments.protocol.report import (
+    Stat,
     mean_curve,
     plot_curves,
     print_table2,
@@ -182,11 +184,22 @@ def test_paper_comparison_sets_ours_beside_the_paper(records: list[dict[str, Any
     t_adapt = next(c for c in comparisons if c.agent == "rapidlearn+" and "T_adapt" in c.metric)
     assert (t_adapt.ours, t_adapt.paper) == ("2000 ± 816", "71040 ± 17413")
     assert t_adapt.ratio == pytest.approx(2000 / 71040) and "3/4" in t_adapt.note
+    assert t_adapt.note.endswith("below the paper's spread")  # 2000 < 71040 - 17413
     chest = next(c for c in comparisons if c.agent == "transfer_rl" and "T_adapt" in c.metric)
     assert (chest.ours, chest.paper, chest.ratio, chest.note) == ("not needed", "24000 ± 0",
                                                                   None, "")
     impact = next(c for c in comparisons if c.agent == "transfer_rl" and "I_nov" in c.metric)
     assert impact.paper == "0.01 ± 0.009"  # the paper's figures as printed, not rounded
+
+
+def test_a_mean_outside_the_papers_sd_is_flagged() -> None:
+    paper = Stat(mean=169440.0, std=97949.0, n=10)
+    assert spread_side(80000, paper, 0) == ""  # within 1 sd: what reseeding could give
+    assert spread_side(60000, paper, 0) == "below the paper's spread"
+    assert spread_side(270000, paper, 0) == "above the paper's spread"
+    certain = Stat(mean=1.0, std=0.0, n=10)  # sd 0: the band is the printed rounding
+    assert spread_side(0.996, certain, 2) == ""
+    assert spread_side(0.98, certain, 2) == "below the paper's spread"
 
 
 def test_an_unmasked_agent_is_compared_with_the_papers_agent(

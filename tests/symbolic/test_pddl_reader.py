@@ -509,6 +509,26 @@ def test_type_cycle_and_duplicates() -> None:
     assert err.value.line == 35
 
 
+
+def test_a_repeated_name_in_a_predicate_declaration_is_renamed_with_a_warning() -> None:
+    # IPC's logistics00 ADL domain declares `(in ?obj ?obj)`: a placeholder name repeated.
+    domain = ("(define (domain d) (:requirements :strips)\n"
+              "  (:predicates (in ?obj ?obj ?obj_2) (p ?x))\n"
+              "  (:action a :parameters (?o ?c) :precondition (p ?o)\n"
+              "    :effect (in ?o ?c ?c)))")
+    problem = "(define (problem q) (:domain d) (:objects x y) (:init (p x)) (:goal (in x y y)))"
+    with pytest.warns(PDDLDialectWarning) as caught:
+        read = read_pddl(domain, problem, "d.pddl", "q.pddl")
+    message = next(w.message for w in caught if "declared twice" in str(w.message))
+    assert isinstance(message, PDDLDialectWarning)
+    assert (message.line, message.column) == (2, 25)
+    assert "read as '?obj_3'" in str(message)  # ?obj_2 is taken by the third parameter
+    fluent = read.fluent("in")
+    assert [p.name for p in fluent.signature] == ["obj", "obj_3", "obj_2"]
+    # an action's parameters are still refused: there the names are referred to
+    with pytest.raises(PDDLSemanticError, match=r"variable '\?o' is declared twice"):
+        read_domain(domain.replace("(?o ?c)", "(?o ?o)"))
+
 def _problem_error(old: str, new: str) -> PDDLSemanticError:
     domain, problem = _texts("logistics")
     assert old in problem
