@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from nesyworld.experiments.benchmarks import pddl_corpus
+from nesyworld.symbolic.pddl import read_pddl
 
 DATA = Path(__file__).parents[1] / "symbolic" / "data"
 
@@ -72,3 +73,13 @@ def test_the_summary_counts_reads_and_refusals_by_reason(
                and o["reader"] == "nesyworld"]
     assert refused[0]["message"].startswith("PDDLSyntaxError: ")
     assert f"{corpus / 'bad' / 'domain.pddl'}:3:4:" in refused[0]["message"]
+
+
+def test_same_problem_sees_a_changed_init_or_goal() -> None:
+    domain = (DATA / "blocksworld_domain.pddl").read_text()
+    problem = (DATA / "blocksworld_problem.pddl").read_text()
+    read = read_pddl(domain, problem)
+    assert pddl_corpus.same_problem(read, read_pddl(domain, problem))
+    for old, new in (("(CLEAR D)", ""), ("(ON B A)", "(ON A B)")):
+        assert old in problem
+        assert not pddl_corpus.same_problem(read, read_pddl(domain, problem.replace(old, new)))
