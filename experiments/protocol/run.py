@@ -116,7 +116,12 @@ class _Run:
 def converged(protocol: ProtocolConfig, points: Sequence[CurvePoint]) -> bool:
     """Paper appendix A on one phase's points: success and mean reward over their thresholds
     in each of the last eta epochs, and no better epoch in the eta + nu before (points of
-    records without rewards are judged on success alone)."""
+    records without rewards are judged on success alone).
+
+    The immediate post-novelty point (epoch 0) measures the injection and is not an epoch:
+    an agent the novelty does not hurt still adapts in eta epochs, as the paper's Chest
+    T_adapt of 24,000 env steps (5 epochs of 4,800) for every agent shows."""
+    points = [p for p in points if p.epoch > 0]
     rewards = [p.mean_reward if not math.isnan(p.mean_reward) else math.inf for p in points]
     test = ConvergenceTest(protocol.success_threshold, protocol.reward_threshold,
                            protocol.eta, protocol.nu)

@@ -52,7 +52,7 @@ def test_a_config_naming_paper_with_other_values_fails_where_it_says_so(tmp_path
 
 def _points(points: list[tuple[float, float]]) -> list[CurvePoint]:
     return [CurvePoint("post", k, 0, 0, 0.0, rate, 50.0, 100, False, reward)
-            for k, (rate, reward) in enumerate(points)]
+            for k, (rate, reward) in enumerate(points, 1)]
 
 
 def test_the_paper_protocol_applies_appendix_a_whole() -> None:
@@ -62,6 +62,13 @@ def test_the_paper_protocol_applies_appendix_a_whole() -> None:
     assert not converged(PAPER_PROTOCOL, _points([(1.0, 990.0), *[(0.92, 900.0)] * 5]))  # nu
     assert not converged(PAPER_PROTOCOL, _points(good[1:]))  # eta
     assert converged(PAPER_PROTOCOL, _points([(0.95, math.nan)] * 5))  # old records
+
+
+def test_the_immediate_post_novelty_point_is_not_an_epoch() -> None:
+    immediate = CurvePoint("post", 0, 0, 0, 0.0, 1.0, 50.0, 100, False, 990.0)
+    four = _points([(0.95, 900.0)] * 4)
+    assert not converged(PAPER_PROTOCOL, [immediate, *four])  # 4 epochs, not 5
+    assert converged(PAPER_PROTOCOL, [immediate, *_points([(0.95, 900.0)] * 5)])
 
 
 # --- the light protocol's verdict ------------------------------------------------------------
