@@ -189,11 +189,11 @@ def reason(message: str) -> str:
     return f"{kind}: {_LOCATION.sub('', text)}"[:120]
 
 
-def summarize(outcomes: list[Outcome], pairs: int, unpaired: list[str]) -> dict[str, object]:
+def summarize(outcomes: list[Outcome], pairs: int, unpaired: list[str],
+              readers: tuple[str, ...] = READERS) -> dict[str, object]:
     by_pair: dict[tuple[str, str], dict[str, Outcome]] = {}
     for o in outcomes:
         by_pair.setdefault((o.domain, o.problem), {})[o.reader] = o
-    readers = sorted({o.reader for o in outcomes}, key=READERS.index)
     summary: dict[str, object] = {"pairs": pairs, "unpaired_folders": unpaired}
     for r in readers:
         mine = [o for o in outcomes if o.reader == r]
@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"\r{i}/{len(pairs)} pairs, {elapsed:.0f} s, ETA {eta:.0f} s",
               end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
-    summary = summarize(outcomes, len(pairs), unpaired)
+    summary = summarize(outcomes, len(pairs), unpaired, readers)
     if len(readers) == 2:
         summary["different_problems"] = differ
     if args.json:

@@ -83,3 +83,11 @@ def test_same_problem_sees_a_changed_init_or_goal() -> None:
     for old, new in (("(CLEAR D)", ""), ("(ON B A)", "(ON A B)")):
         assert old in problem
         assert not pddl_corpus.same_problem(read, read_pddl(domain, problem.replace(old, new)))
+
+
+def test_a_folder_without_pairs_gives_an_empty_summary(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pddl_corpus.main([str(tmp_path), "--json"])
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["pairs"] == 0 and summary["nesyworld"]["status"] == {}
+    assert summary["read_by_both"] == 0 and summary["different_problems"] == []
