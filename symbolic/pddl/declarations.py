@@ -86,13 +86,14 @@ def declared_parameters(tree: Tree, source: Source, owner: Token) -> list[tuple[
 
     Why tolerate what an action's parameters may not do: in a declaration the names are
     placeholders that nothing refers to, and IPC domains repeat them (logistics00's ADL
-    domain declares `(in ?obj ?obj)`). The second
-    `?obj` becomes `?obj_2`, the arity and the types stay as written.
+    domain declares `(in ?obj ?obj)`). The second `?obj` becomes `?obj_2`, the arity and
+    the types stay as written.
     """
-    taken = {str(tok)[1:] for tok, _, _ in typed_list(tree, source)}
+    entries = typed_list(tree, source)
+    taken = {str(tok)[1:] for tok, _, _ in entries}
     seen: set[str] = set()
     out = []
-    for tok, tname, _ in typed_list(tree, source):
+    for tok, tname, _ in entries:
         name = str(tok)[1:]
         if name in seen:
             k = 2
