@@ -27,7 +27,12 @@ from pathlib import Path
 import numpy as np
 
 from nesyworld.hybrid.baselines.legal_actions import offered, trained_with_masks
-from nesyworld.hybrid.baselines.rl_agents import TRANSFER_RL_CONFIG, TransferRLAgent
+from nesyworld.hybrid.baselines.rl_agents import (
+    DEFAULT_TRANSFER,
+    PAPER_TRANSFER,
+    TRANSFER_RL_CONFIG,
+    TransferRLAgent,
+)
 from nesyworld.learning import load_checkpoint, mask_from_info
 from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 
@@ -58,6 +63,11 @@ class ProbeResult:
     refused_steps: int
     longest_refused_repeat: int
     """The longest run of one refused action taken again and again."""
+    new_actions_from: str
+    """How new actions started (TransferConfig.new_actions_from; "" for the old mean)."""
+    no_op_mean_probability: float
+    """The probability of the old `nop` on average over the probed steps (nan without one):
+    what a new action gets when it starts as the paper's placeholder no-op did."""
 
 
 def _new_actions(agent: TransferRLAgent, old: Sequence[str]) -> tuple[str, ...]:
@@ -65,17 +75,24 @@ def _new_actions(agent: TransferRLAgent, old: Sequence[str]) -> tuple[str, ...]:
 
 
 def probe_transfer(checkpoint: str | Path, novelty: str, domain: str = "pogostick",
-                   episodes: int = 5, max_steps: int = 100, seed: int = 0) -> ProbeResult:
+                   episodes: int = 5, max_steps: int = 100, seed: int = 0,
+                   new_actions_from: str | None = None) -> ProbeResult:
     """Play `episodes` episodes (at most `max_steps` steps each, map seeds `seed` onwards) of
-    `domain` after `novelty` with the checkpoint's policy, as the Transfer RL agent acts."""
+    `domain` after `novelty` with the checkpoint's policy, as the Transfer RL agent acts.
+    `new_actions_from`: as TransferConfig's; None for what the protocol gives this
+    checkpoint (the paper's placeholder start for a policy trained without masks)."""
     ckpt = load_checkpoint(checkpoint)
     env = NoveltyInjector(NesyGridEnv(domain), [novelty])
-    config = dataclasses.replace(TRANSFER_RL_CONFIG, action_masks=trained_with_masks(ckpt))
-    agent = TransferRLAgent(env, ckpt, None, config)
+    masks = trained_with_masks(ckpt)
+    config = dataclasses.replace(TRANSFER_RL_CONFIG, action_masks=masks)
+    transfer = DEFAULT_TRANSFER if masks else PAPER_TRANSFER
+    if new_actions_from is not None:
+        transfer = dataclasses.replace(transfer, new_actions_from=new_actions_from)
+    agent = TransferRLAgent(env, ckpt, None, config, transfer=transfer)
     old_actions = agent.names.actions
     entropies: list[float] = []
     sure, new_taken, refused, successes, longest = 0, 0, 0, 0, 0
-    new_p, max_entropy, new_sum = 0.0, 0.0, 0.0
+    new_p, max_entropy, new_sum, nop_sum = 0.0, 0.0, 0.0, 0.0
     new: tuple[str, ...] = ()
     for episode in range(episodes):
         obs, info = env.reset(seed=seed + episode)
@@ -90,6 +107,7 @@ def probe_transfer(checkpoint: str | Path, novelty: str, domain: str = "pogostic
             entropies.append(float(-(p[p > 0] * np.log(p[p > 0])).sum()))
             max_entropy = max(max_entropy, math.log(max(1, int(np.count_nonzero(mask)))))
             sure += int(p.max() >= 0.99)
+            nop_sum += float(p[names.index("nop")]) if "nop" in old_actions else math.nan
             new_idx = [names.index(a) for a in new]
             if new_idx:
                 new_p = max(new_p, float(p[new_idx].max()))
@@ -116,7 +134,8 @@ def probe_transfer(checkpoint: str | Path, novelty: str, domain: str = "pogostic
         new_action_probability=new_p,
         new_action_mean_probability=new_sum / steps if steps else float("nan"),
         new_actions_taken=new_taken, refused_steps=refused,
-        longest_refused_repeat=longest)
+        longest_refused_repeat=longest, new_actions_from=transfer.new_actions_from,
+        no_op_mean_probability=nop_sum / steps if steps else float("nan"))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -130,10 +149,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--episodes", type=int, default=5)
     parser.add_argument("--max-steps", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0, help="the first episode's map seed")
+    parser.add_argument("--new-actions-from", default=None, metavar="ACTION",
+                        help="start new actions as this old one ('' for the old actions' "
+                             "mean logit); default: what the protocol does")
     parser.add_argument("--json", action="store_true", help="one JSON object")
     args = parser.parse_args(argv)
     result = probe_transfer(args.checkpoint, args.novelty, args.domain, args.episodes,
-                            args.max_steps, args.seed)
+                            args.max_steps, args.seed, args.new_actions_from)
     if args.json:
         print(json.dumps(asdict(result)))
         return

@@ -27,11 +27,14 @@ from nesyworld.hybrid import (
     run_episode,
 )
 from nesyworld.hybrid.baselines.rl_agents import (
+    DEFAULT_TRANSFER,
     PAPER_POST_NOVELTY_PPO,
     PAPER_PRE_NOVELTY_PPO,
+    PAPER_TRANSFER,
     POST_NOVELTY_TRAIN,
     PRE_NOVELTY_TRAIN,
 )
+from nesyworld.hybrid.baselines.transfer import TransferConfig
 from nesyworld.hybrid.knowledge.regime import check_knowledge
 from nesyworld.hybrid.seeding import SPAN, RunSeeds
 from nesyworld.learning import ICMConfig, PPOConfig, TrainConfig
@@ -150,7 +153,8 @@ class RLProtocolAgent:
 
     def __init__(self, agent: RLAgent, transfer: bool, post_config: RLConfig,
                  pretrained: bool = False, seeds: RunSeeds | None = None,
-                 max_episode_steps: int | None = None) -> None:
+                 max_episode_steps: int | None = None,
+                 transfer_config: TransferConfig = DEFAULT_TRANSFER) -> None:
         self.agent = agent
         self.name = agent.name
         self.transfer = transfer
@@ -159,6 +163,7 @@ class RLProtocolAgent:
         self.seeds = seeds if seeds is not None else RunSeeds(agent.config.train.seed)
         self.learn_calls = 0
         self.max_episode_steps = max_episode_steps
+        self.transfer_config = transfer_config
 
     def learns(self, phase: str) -> bool:
         """A policy loaded from a pre-trained checkpoint is only evaluated before the
@@ -190,7 +195,8 @@ class RLProtocolAgent:
 
     def inject(self, env: Any) -> None:
         if self.transfer:
-            self.agent = TransferRLAgent(env, self.agent, self.agent.kb, self.post_config)
+            self.agent = TransferRLAgent(env, self.agent, self.agent.kb, self.post_config,
+                                         transfer=self.transfer_config)
         else:
             self.agent = RLAgent(env, self.agent.kb, self.post_config)
 
@@ -231,5 +237,7 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
     agent = RLAgent(env, kb, pre)
     if pretrained:
         agent.load(pretrained)
+    # the paper's baselines carry their weights over as the paper's placeholders did
     return RLProtocolAgent(agent, base_name == "transfer_rl", post, bool(pretrained), seeds,
-                           max_episode_steps)
+                           max_episode_steps,
+                           DEFAULT_TRANSFER if masks else PAPER_TRANSFER)

@@ -93,6 +93,13 @@ PAPER_POST_NOVELTY_PPO = dataclasses.replace(PAPER_PRE_NOVELTY_PPO, epochs_per_u
 FORBIDDEN_BY_DEFAULT = ("give_up",)
 DEFAULT_SHAPING = ShapingConfig()
 DEFAULT_TRANSFER = TransferConfig()
+PAPER_TRANSFER = TransferConfig(new_weight_scale=1.0, new_actions_from="nop")
+"""The paper's transfer, for its baselines (the protocol's `_unmasked` agents). NovelGym
+pre-trains with placeholders that a novelty fills in: observation slots for two more entity
+types (appendix C.1: "placeholders for two additional objects"), which stay at their initial
+weights since they read 0 throughout, and no-op actions that a novelty renames
+(`nop_placeholder1 -> approach_water_bucket`). So a new input starts at the fresh
+initialisation (scale 1) and a new action as the trained no-op (TransferConfig)."""
 
 
 @dataclass(frozen=True)
@@ -416,7 +423,8 @@ class TransferRLAgent(RLAgent):
     `source` is a trained RLAgent, a Checkpoint saved by one, or its file. Whenever the env's
     spaces change (now, or mid-episode when a novelty arrives) the network grows to them by
     name, so the old actions keep the ratios of their probabilities on everything the old
-    policy knew, and each new action starts as likely as an average old action (see
+    policy knew, and each new action starts as `transfer` says: by default as likely as an
+    average old action, in the paper's protocol as the trained no-op (PAPER_TRANSFER; see
     `nesyworld.hybrid.baselines.transfer`). `learn` then fine-tunes on the task reward alone (D.2).
     """
 

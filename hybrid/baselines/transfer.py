@@ -63,10 +63,22 @@ class TransferConfig:
     """New inputs and outputs start with the fresh initialisation times this: small enough
     that the grown network behaves like the old one on everything it already knew, large
     enough that gradients reach the new weights. A new action's output starts on top of the
-    mean of the old ones (`center_new_actions`)."""
+    mean of the old ones (`center_new_actions`) or as a copy (`new_actions_from`). The
+    paper's baselines use 1: its placeholder inputs kept their initial weights."""
 
     seed: int = 0
     """Seeds the fresh initialisation the new weights are scaled from."""
+
+    new_actions_from: str = ""
+    """An old action whose output weights each new action starts from, or "" to start each
+    at the mean of the old ones (`center_new_actions`).
+
+    NovelGym pre-trains its RL agents with placeholder no-op actions that a novelty renames
+    (its fire novelty maps `nop_placeholder1 -> approach_water_bucket`), so in the paper a new
+    action starts as a trained no-op. "nop" reproduces that on a policy pre-trained with one
+    no-op, and matters: after pre-training, a no-op keeps about 100x the probability of the
+    mean logit (`python -m nesyworld.experiments.probe`, docs/EXPERIMENTS.md). An action the
+    old policy did not have falls back to the mean."""
 
 
 def _kind_labels(kind: str, types: Sequence[str], space: gym.Space,
@@ -174,6 +186,18 @@ def center_new_actions(last: nn.Linear, outputs: np.ndarray) -> None:
         last.bias[new_t] += last.bias[old_t].mean()
 
 
+def copy_action(last: nn.Linear, outputs: np.ndarray, source: int) -> None:
+    """Start each new action (`outputs[i]` < 0) of the actor's `last` layer as a copy of the
+    new layer's action `source` (an old one), in place: equally likely in every state."""
+    new = np.flatnonzero(outputs < 0)
+    if not len(new):
+        return
+    new_t = torch.as_tensor(new)
+    with torch.no_grad():
+        last.weight[new_t] = last.weight[source].clone()
+        last.bias[new_t] = last.bias[source].clone()
+
+
 def transfer_checkpoint(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames,
                         observation_space: gym.Space, action_space: gym.spaces.Discrete,
                         config: TransferConfig = TransferConfig()) -> Checkpoint:
@@ -197,7 +221,11 @@ def transfer_checkpoint(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames,
     old_critic = ValueCritic(ckpt.obs_dim, hidden)
     old_critic.load_state_dict(ckpt.critic_state)
     expand_network(ckpt.actor().net, actor.net, inputs, outputs, config.new_weight_scale)
-    center_new_actions(_linears(actor.net)[-1], outputs)
+    last = _linears(actor.net)[-1]
+    if config.new_actions_from in old.actions and config.new_actions_from in new.actions:
+        copy_action(last, outputs, new.actions.index(config.new_actions_from))
+    else:
+        center_new_actions(last, outputs)
     expand_network(old_critic.net, critic.net, inputs, None, config.new_weight_scale)
     added = {"observation": int((inputs < 0).sum()), "actions": int((outputs < 0).sum())}
     return dataclasses.replace(

@@ -58,3 +58,14 @@ def test_the_command_prints_json(fresh: Path, capsys: pytest.CaptureFixture[str]
     out = json.loads(capsys.readouterr().out)
     assert out["steps"] == 3 and out["new_actions"] == ["select_axe"]
     assert math.isfinite(out["mean_entropy"])
+
+
+def test_a_policy_trained_without_masks_starts_new_actions_as_its_no_op(fresh: Path) -> None:
+    """The protocol's paper baselines start a new action as the trained no-op (the paper's
+    renamed placeholder), so it is exactly as likely as `nop` at every probed step."""
+    paper = probe_transfer(fresh, "axe", episodes=1, max_steps=10)
+    assert paper.new_actions_from == "nop"
+    assert paper.new_action_mean_probability == pytest.approx(paper.no_op_mean_probability)
+    mean = probe_transfer(fresh, "axe", episodes=1, max_steps=10, new_actions_from="")
+    assert mean.new_actions_from == ""
+    assert mean.new_action_mean_probability != pytest.approx(mean.no_op_mean_probability)

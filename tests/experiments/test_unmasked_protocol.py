@@ -36,6 +36,10 @@ def test_unmasked_agents_are_named_and_built_without_masks(masked: str, unmasked
         assert agent.post_config.action_masks is masks
         assert (agent.agent.config.icm is None) == ("+icm" not in name)
         assert agent.transfer == name.startswith("transfer_rl")
+        # the paper's baselines start a new action as its renamed placeholder no-op and a
+        # new input at its initial weights, as an untrained placeholder slot
+        assert agent.transfer_config.new_actions_from == ("" if masks else "nop")
+        assert agent.transfer_config.new_weight_scale == (0.01 if masks else 1.0)
 
 
 def test_unknown_variants_are_refused() -> None:

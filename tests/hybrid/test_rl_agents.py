@@ -18,7 +18,7 @@ from nesyworld.hybrid import Agent, run_episode
 from nesyworld.hybrid.agents.planning_agent import ScriptedAgent
 from nesyworld.hybrid.baselines.rl_agents import ForbidActions, RLAgent, RLConfig, TransferRLAgent
 from nesyworld.hybrid.baselines.shaping import PlanShapedReward, ShapingConfig
-from nesyworld.hybrid.baselines.transfer import space_names
+from nesyworld.hybrid.baselines.transfer import TransferConfig, space_names
 from nesyworld.hybrid.execution.operators import ground
 from nesyworld.learning import TrainConfig
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
@@ -235,6 +235,42 @@ def test_a_new_action_starts_at_the_old_logits_mean_wherever_they_drifted() -> N
         old = torch.cat([logits[:new], logits[new + 1:]])
         assert old.mean() > 25  # the drift is there
         assert logits[new] == pytest.approx(float(old.mean()), abs=0.05)
+
+
+def test_a_new_action_can_start_as_the_trained_no_op_as_the_papers_placeholders_did() -> None:
+    """NovelGym renames a trained placeholder no-op into the new action: the new action must
+    get the no-op's logit in every state, and every old action keep its own."""
+    source = sharpened(trained()[0])
+    env = NesyGridEnv(apply_novelties("pogostick", ["fire"]))
+    agent = TransferRLAgent(env, source, transfer=TransferConfig(new_actions_from="nop"))
+    centred = TransferRLAgent(env, source)
+    names = agent.names.actions
+    new = [names.index(a) for a in ("approach_water_bucket", "select_water_bucket")]
+    nop = names.index("nop")
+    spread = []
+    for seed in range(3):
+        obs, _ = env.reset(seed=seed)
+        x = torch.as_tensor(gym.spaces.utils.flatten(env.observation_space, obs))[None]
+        with torch.no_grad():
+            logits = agent.policy.actor.logits(x)[0]
+            mean_start = centred.policy.actor.logits(x)[0]
+        for i in new:
+            assert logits[i] == pytest.approx(float(logits[nop]), abs=1e-5)
+        old = [i for i in range(len(names)) if i not in new and names[i] != "select_bucket"]
+        assert torch.allclose(logits[old], mean_start[old], atol=1e-5)
+        spread.append(float(logits[nop] - mean_start[new[0]]))
+    assert max(abs(d) for d in spread) > 0.1  # the two starts differ: the option did something
+
+
+def test_a_new_action_starts_at_the_mean_when_the_named_action_is_not_an_old_one() -> None:
+    source = sharpened(trained()[0])
+    env = NesyGridEnv(apply_novelties("pogostick", ["axe"]))
+    named = TransferRLAgent(env, source, transfer=TransferConfig(new_actions_from="no_such"))
+    centred = TransferRLAgent(env, source)
+    obs, _ = env.reset(seed=0)
+    x = torch.as_tensor(gym.spaces.utils.flatten(env.observation_space, obs))[None]
+    with torch.no_grad():
+        assert torch.allclose(named.policy.actor.logits(x), centred.policy.actor.logits(x))
 
 
 def test_transfer_follows_a_novelty_arriving_at_reset_and_fine_tunes() -> None:
