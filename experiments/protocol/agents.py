@@ -201,6 +201,12 @@ class RLProtocolAgent:
             self.agent = RLAgent(env, self.agent.kb, self.post_config)
 
 
+PRE_EPISODE_FACTOR = (PRE_NOVELTY_TRAIN.max_episode_steps or 1) // (
+    POST_NOVELTY_TRAIN.max_episode_steps or 1)
+"""How many times later than the protocol's cut pre-training episodes end: 3 in the paper
+(tables 6 and 7)."""
+
+
 def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
                         max_episode_steps: int, epoch_steps: int, pretrained: str = "",
                         knowledge: str = "closed") -> ProtocolAgent:
@@ -223,17 +229,21 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
         raise ValueError(f"unknown agent {name!r}")
     icm = ICMConfig() if extra == "icm" else None
 
-    def config(train: TrainConfig, paper_ppo: PPOConfig) -> RLConfig:
+    def config(train: TrainConfig, paper_ppo: PPOConfig, episode_steps: int) -> RLConfig:
         return RLConfig(train=dataclasses.replace(
             train, seed=seeds.learner, env_seed=seeds.learner_envs(), progress=False,
             epoch_length=epoch_steps,
-            max_episode_steps=max_episode_steps, stop_on_convergence=False,
+            max_episode_steps=episode_steps, stop_on_convergence=False,
             eval_episodes=1), icm=icm, action_masks=masks,
             # the paper's baselines learn with the paper's PPO; the masked ones are ours
             ppo=PPOConfig() if masks else paper_ppo)
 
-    pre = config(PRE_NOVELTY_TRAIN, PAPER_PRE_NOVELTY_PPO)
-    post = config(POST_NOVELTY_TRAIN, PAPER_POST_NOVELTY_PPO)
+    # every evaluation, and training after the novelty, cut episodes at the protocol's
+    # steps; pre-training cuts them as many times later as the paper's did (1,200 steps in
+    # table 6 against 400 in table 7)
+    pre = config(PRE_NOVELTY_TRAIN, PAPER_PRE_NOVELTY_PPO,
+                 max_episode_steps * PRE_EPISODE_FACTOR)
+    post = config(POST_NOVELTY_TRAIN, PAPER_POST_NOVELTY_PPO, max_episode_steps)
     agent = RLAgent(env, kb, pre)
     if pretrained:
         agent.load(pretrained)

@@ -154,10 +154,12 @@ class PretrainingProgress:
                    curve=tuple(CurvePoint(**p) for p in points))
 
 
-def pretraining_of(protocol: ProtocolConfig) -> dict[str, Any]:
-    """How a protocol pre-trains, as a checkpoint keeps it: its budget, and whether it trains
-    the whole budget or stops where the convergence test first holds."""
-    return {"pre_steps": protocol.pre_steps, "full_budget": protocol.pre_full_budget}
+def pretraining_of(protocol: ProtocolConfig, episode_steps: int | None) -> dict[str, Any]:
+    """How a protocol pre-trains, as a checkpoint keeps it: its budget, whether it trains
+    the whole budget or stops where the convergence test first holds, and where its training
+    episodes were cut (`episode_steps`, the agent's; the paper's table 6: 1,200)."""
+    return {"pre_steps": protocol.pre_steps, "full_budget": protocol.pre_full_budget,
+            "max_episode_steps": episode_steps}
 
 
 def check_pretraining(agent: Any, path: str, protocol: ProtocolConfig) -> None:
@@ -170,7 +172,7 @@ def check_pretraining(agent: Any, path: str, protocol: ProtocolConfig) -> None:
 
     ckpt = agent.agent.checkpoint
     saved = ckpt.metadata.get(PRETRAINING_KEY)
-    wanted = pretraining_of(protocol)
+    wanted = pretraining_of(protocol, agent.agent.config.train.max_episode_steps)
     if saved is not None and saved != wanted:
         raise CheckpointError(f"{path}: pre-trained with {saved}; this protocol pre-trains "
                               f"with {wanted}: delete the file (or give the run another "

@@ -193,33 +193,39 @@ def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None
             _phase(run, "pre", p.pre_steps, full_budget=full)
             return agent, run
         weights, counters = progress_files(path)
-        start = _resume(run, agent, weights, counters)
+        how = pretraining_of(p, agent.agent.config.train.max_episode_steps)
+        start = _resume(run, agent, weights, counters, how)
 
         def save_progress(epoch: int, spent: int) -> None:
             if (epoch - 1) % PROGRESS_EVERY == 0:
-                agent.agent.save(weights)
+                agent.agent.save(weights, **{PRETRAINING_KEY: how})
                 PretrainingProgress(epoch, spent, run.env_steps, run.actions,
                                     run.evaluations, agent.learn_calls,
                                     round(cpu_seconds() - run.cpu0, 3),
                                     tuple(run.curve)).save(counters)
 
         _phase(run, "pre", p.pre_steps, start, save_progress, full_budget=full)
-        agent.agent.save(path, **{PRETRAINING_KEY: pretraining_of(p)})
+        agent.agent.save(path, **{PRETRAINING_KEY: how})
         for file in (weights, counters):
             file.unlink(missing_ok=True)
     return agent, run
 
 
-def _resume(run: _Run, agent: RLProtocolAgent, weights: Path, counters: Path
-            ) -> tuple[int, int]:
-    """Continue an unfinished pre-training from its saved progress, if there is one;
-    return (the next epoch, env steps spent), (1, 0) to start afresh."""
+def _resume(run: _Run, agent: RLProtocolAgent, weights: Path, counters: Path,
+            how: dict[str, Any]) -> tuple[int, int]:
+    """Continue an unfinished pre-training from its saved progress, if there is one and it
+    was made as `how` pre-trains (pretraining_of); return (the next epoch, env steps spent),
+    (1, 0) to start afresh."""
     progress = PretrainingProgress.load(counters) if weights.is_file() else None
     if progress is None:
         return 1, 0
-    differ = ppo_differences(load_checkpoint(weights).ppo, agent.agent.config.ppo)
+    partial = load_checkpoint(weights)
+    differ = ppo_differences(partial.ppo, agent.agent.config.ppo)
+    saved = partial.metadata.get(PRETRAINING_KEY)
+    if saved != how:
+        differ = ", ".join(filter(None, (differ, f"{saved} != {how}")))
     if differ:  # another baseline's training: not this one's to go on from
-        print(f"nesyworld: {weights}: an unfinished pre-training with other PPO settings "
+        print(f"nesyworld: {weights}: an unfinished pre-training made otherwise "
               f"({differ}); pre-training starts over", file=sys.stderr)
         return 1, 0
     agent.agent.load(weights)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,9 @@ class SessionEnded(BaseException):
 
 
 def _protocol(tmp_path: Path) -> ProtocolConfig:
-    return ProtocolConfig(pre_steps=500, post_steps=100, epoch_steps=100, eval_episodes=1,
+    # 700: five epochs of 100 training steps and the trainer's evaluation episode of up to
+    # 3 x 20 steps (experiments/protocol/agents.py, PRE_EPISODE_FACTOR)
+    return ProtocolConfig(pre_steps=700, post_steps=100, epoch_steps=100, eval_episodes=1,
                           post_eval_episodes=1, eta=2, success_threshold=1.01,
                           max_episode_steps=20,
                           pretrained=str(tmp_path / "pre" / "{agent}_{seed}.pt"))
@@ -85,7 +88,7 @@ def test_the_papers_rl_pretraining_runs_its_whole_budget(tmp_path: Path, full: b
     """The paper trained its RL agents for the whole 4M steps (sections 6 and 7): where the
     convergence test first holds is marked, and training goes on to the budget; without
     `pre_full_budget` it stops there."""
-    protocol = ProtocolConfig(pre_steps=500, post_steps=100, epoch_steps=100, eval_episodes=1,
+    protocol = ProtocolConfig(pre_steps=700, post_steps=100, epoch_steps=100, eval_episodes=1,
                               post_eval_episodes=1, eta=1, nu=0, success_threshold=0.0,
                               reward_threshold=-1e9, max_episode_steps=20,
                               pre_full_budget=full)
@@ -94,7 +97,7 @@ def test_the_papers_rl_pretraining_runs_its_whole_budget(tmp_path: Path, full: b
     pre = _pre(record)
     assert [c["converged"] for c in pre] == ([True, False, False, False, False] if full
                                              else [True])
-    assert pre[-1]["env_steps"] >= (500 if full else 100)
+    assert pre[-1]["env_steps"] >= (700 if full else 100)
 
 
 def test_the_paper_protocol_fixes_the_full_pretraining() -> None:
@@ -154,9 +157,45 @@ def test_a_checkpoint_pretrained_with_other_ppo_is_refused(
     assert "other PPO settings" in line and "lr 0.0003 != 1e-05" in line, line
 
 
-def test_an_unfinished_pretraining_with_other_ppo_starts_over(
+def _other_episodes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pre-train with training episodes cut at the protocol's 20 steps, not 3 x 20."""
+    monkeypatch.setattr(agents_module, "PRE_EPISODE_FACTOR", 1)
+
+
+def test_pretraining_episodes_are_cut_where_the_papers_were() -> None:
+    """Table 6 cuts pre-training episodes at 1,200 steps, table 7 the ones after the novelty
+    at the protocol's 400; a protocol with another cut scales both."""
+    from nesyworld.experiments.protocol.agents import make_protocol_agent
+    from nesyworld.hybrid.seeding import RunSeeds
+    from nesyworld.world.envs import NesyGridEnv
+
+    for cut, pre in ((400, 1200), (20, 60)):
+        agent = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"),
+                                    "pogostick", RunSeeds(0), cut, 100)
+        assert isinstance(agent, RLProtocolAgent)
+        assert agent.agent.config.train.max_episode_steps == pre
+        assert agent.post_config.train.max_episode_steps == cut
+        assert agent.max_episode_steps == cut  # every evaluation
+
+
+def test_a_checkpoint_pretrained_on_other_episodes_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with monkeypatch.context() as m:
+        _other_episodes(m)
+        first = run_protocol(RunSpec("transfer_rl_unmasked", "pogostick", "axe", 0,
+                                     _protocol(tmp_path)))
+    assert first["status"] == "ok", first["error"]
+    again = run_protocol(RunSpec("transfer_rl_unmasked", "pogostick", "fence", 0,
+                                 _protocol(tmp_path)))
+    assert again["status"] == "error"
+    assert "'max_episode_steps': 20" in again["error"] and "delete the file" in again["error"]
+
+
+@pytest.mark.parametrize(("otherwise", "said"), [
+    (_other_ppo, "lr 0.0003 != 1e-05"), (_other_episodes, "'max_episode_steps': 20")])
+def test_an_unfinished_pretraining_made_otherwise_starts_over(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+        capsys: pytest.CaptureFixture[str], otherwise: Any, said: str) -> None:
     monkeypatch.setattr(run_module, "PROGRESS_EVERY", 2)
     spec = RunSpec("transfer_rl_unmasked", "pogostick", "axe", 0, _protocol(tmp_path))
     weights, counters = progress_files(tmp_path / "pre" / "transfer_rl_unmasked_0.pt")
@@ -170,7 +209,7 @@ def test_an_unfinished_pretraining_with_other_ppo_starts_over(
         return train(self, steps, phase)
 
     with monkeypatch.context() as m:
-        _other_ppo(m)
+        otherwise(m)
         m.setattr(RLProtocolAgent, "train", stops_at_the_fourth_epoch)
         with pytest.raises(SessionEnded):
             run_protocol(spec)
@@ -178,4 +217,5 @@ def test_an_unfinished_pretraining_with_other_ppo_starts_over(
     record = run_protocol(spec)
     assert record["status"] == "ok", record["error"]
     assert [c["epoch"] for c in _pre(record)] == [1, 2, 3, 4, 5]  # from the start
-    assert "other PPO settings" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "an unfinished pre-training made otherwise" in err and said in err
