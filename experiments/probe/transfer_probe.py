@@ -20,9 +20,11 @@ import argparse
 import dataclasses
 import json
 import math
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -35,6 +37,7 @@ from nesyworld.hybrid.baselines.rl_agents import (
 )
 from nesyworld.learning import load_checkpoint, mask_from_info
 from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
+from nesyworld.world.simulation.world import World
 
 __all__ = ["ProbeResult", "main", "probe_transfer"]
 
@@ -68,19 +71,40 @@ class ProbeResult:
     no_op_mean_probability: float
     """The probability of the old `nop` on average over the probed steps (nan without one):
     what a new action gets when it starts as the paper's placeholder no-op did."""
+    prefix: tuple[str, ...] = ()
+    """Actions played at the start of every episode before the policy acts (not probed)."""
+    new_action_episodes: dict[str, int] = field(default_factory=dict)
+    """For each new action, the episodes in which the policy took it."""
+    new_types_held: dict[str, int] = field(default_factory=dict)
+    """For each entity type the novelty added, the episodes in which the agent had one in
+    its inventory at some step: how far along a chain of new steps the policy got."""
+    new_types_selected: dict[str, int] = field(default_factory=dict)
+    """Likewise, the episodes in which the agent had it selected."""
 
 
 def _new_actions(agent: TransferRLAgent, old: Sequence[str]) -> tuple[str, ...]:
     return tuple(a for a in agent.names.actions if a not in set(old))
 
 
+def _note(world: World, added: Sequence[str], held: set[str], chosen: set[str]) -> None:
+    """Add to `held` and `chosen` the types of `added` the agent has in its inventory and
+    has selected now."""
+    names = world.types.names
+    inventory = world.state.inventory[world.main]
+    held.update(t for t in added if inventory[names.index(t)] > 0)
+    chosen.update(t for t in added if names[int(world.state.selected[world.main])] == t)
+
+
 def probe_transfer(checkpoint: str | Path, novelty: str, domain: str = "pogostick",
                    episodes: int = 5, max_steps: int = 100, seed: int = 0,
-                   new_actions_from: str | None = None) -> ProbeResult:
+                   new_actions_from: str | None = None, prefix: Sequence[str] = ()
+                   ) -> ProbeResult:
     """Play `episodes` episodes (at most `max_steps` steps each, map seeds `seed` onwards) of
     `domain` after `novelty` with the checkpoint's policy, as the Transfer RL agent acts.
     `new_actions_from`: as TransferConfig's; None for what the protocol gives this
-    checkpoint (the paper's placeholder start for a policy trained without masks)."""
+    checkpoint (the paper's placeholder start for a policy trained without masks).
+    `prefix`: actions (by name) played first in every episode, to ask whether the policy
+    finishes a chain once its first steps are done."""
     ckpt = load_checkpoint(checkpoint)
     env = NoveltyInjector(NesyGridEnv(domain), [novelty])
     masks = trained_with_masks(ckpt)
@@ -90,6 +114,10 @@ def probe_transfer(checkpoint: str | Path, novelty: str, domain: str = "pogostic
         transfer = dataclasses.replace(transfer, new_actions_from=new_actions_from)
     agent = TransferRLAgent(env, ckpt, None, config, transfer=transfer)
     old_actions = agent.names.actions
+    old_types = set(NesyGridEnv(domain).world.types.names)
+    taken: Counter[str] = Counter()
+    held: Counter[str] = Counter()
+    chosen: Counter[str] = Counter()
     entropies: list[float] = []
     sure, new_taken, refused, successes, longest = 0, 0, 0, 0, 0
     new_p, max_entropy, new_sum, nop_sum = 0.0, 0.0, 0.0, 0.0
@@ -98,8 +126,20 @@ def probe_transfer(checkpoint: str | Path, novelty: str, domain: str = "pogostic
         obs, info = env.reset(seed=seed + episode)
         agent.reset(obs, info)
         new = _new_actions(agent, old_actions)
+        world = cast(NesyGridEnv, env.unwrapped).world
+        added = [t for t in world.types.names if t not in old_types]
+        ever_held: set[str] = set()
+        ever_chosen: set[str] = set()
+        for name in prefix:
+            if name not in agent.names.actions:
+                raise ValueError(f"prefix: {name!r} is not an action of the {novelty} world")
+            obs, _, terminated, truncated, info = env.step(agent.names.actions.index(name))
+            _note(world, added, ever_held, ever_chosen)
+            if terminated or truncated:
+                break
+        episode_new: set[str] = set()
         repeat, last = 0, -1
-        for _ in range(max_steps):
+        for _ in range(max_steps - len(prefix)):
             names = agent.names.actions
             mask = offered(mask_from_info(info, len(names)), names, config.forbidden,
                            config.action_masks)
@@ -114,7 +154,10 @@ def probe_transfer(checkpoint: str | Path, novelty: str, domain: str = "pogostic
                 new_sum += float(p[new_idx].sum())
             action = agent.act(obs, info)
             new_taken += int(names[action] in new)
+            if names[action] in new:
+                episode_new.add(names[action])
             obs, _, terminated, truncated, info = env.step(action)
+            _note(world, added, ever_held, ever_chosen)
             if info.get("ok", True):
                 repeat, last = 0, -1
             else:
@@ -125,6 +168,12 @@ def probe_transfer(checkpoint: str | Path, novelty: str, domain: str = "pogostic
             if terminated or truncated:
                 successes += int(bool(info.get("success", False)))
                 break
+        taken.update(episode_new)
+        held.update(ever_held)
+        chosen.update(ever_chosen)
+        for t in added:
+            held[t] += 0
+            chosen[t] += 0
     steps = len(entropies)
     return ProbeResult(
         checkpoint=str(checkpoint), novelty=novelty, new_actions=new, episodes=episodes,
@@ -135,7 +184,9 @@ def probe_transfer(checkpoint: str | Path, novelty: str, domain: str = "pogostic
         new_action_mean_probability=new_sum / steps if steps else float("nan"),
         new_actions_taken=new_taken, refused_steps=refused,
         longest_refused_repeat=longest, new_actions_from=transfer.new_actions_from,
-        no_op_mean_probability=nop_sum / steps if steps else float("nan"))
+        no_op_mean_probability=nop_sum / steps if steps else float("nan"),
+        prefix=tuple(prefix), new_action_episodes={a: taken[a] for a in new},
+        new_types_held=dict(held), new_types_selected=dict(chosen))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -152,10 +203,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--new-actions-from", default=None, metavar="ACTION",
                         help="start new actions as this old one ('' for the old actions' "
                              "mean logit); default: what the protocol does")
+    parser.add_argument("--prefix", default="", metavar="A,B,...",
+                        help="actions played first in every episode, comma-separated")
     parser.add_argument("--json", action="store_true", help="one JSON object")
     args = parser.parse_args(argv)
     result = probe_transfer(args.checkpoint, args.novelty, args.domain, args.episodes,
-                            args.max_steps, args.seed, args.new_actions_from)
+                            args.max_steps, args.seed, args.new_actions_from,
+                            tuple(a for a in args.prefix.split(",") if a))
     if args.json:
         print(json.dumps(asdict(result)))
         return

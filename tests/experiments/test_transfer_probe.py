@@ -69,3 +69,23 @@ def test_a_policy_trained_without_masks_starts_new_actions_as_its_no_op(fresh: P
     mean = probe_transfer(fresh, "axe", episodes=1, max_steps=10, new_actions_from="")
     assert mean.new_actions_from == ""
     assert mean.new_action_mean_probability != pytest.approx(mean.no_op_mean_probability)
+
+
+def test_a_prefix_is_played_first_and_what_the_novelty_added_is_counted(fresh: Path) -> None:
+    """Approaching and collecting the water bucket first: every episode holds it, the
+    policy's own steps are the rest of the budget, and the counts name the new types."""
+    result = probe_transfer(fresh, "fire", episodes=2, max_steps=6,
+                            prefix=("approach_water_bucket", "collect"))
+    assert result.prefix == ("approach_water_bucket", "collect")
+    assert result.steps == 2 * 4  # the prefix is played, not probed
+    assert result.new_types_held["water_bucket"] == 2
+    assert set(result.new_types_held) == set(result.new_types_selected) == {
+        "water_bucket", "bucket"}
+    assert set(result.new_action_episodes) == set(result.new_actions)
+    plain = probe_transfer(fresh, "fire", episodes=2, max_steps=6)
+    assert plain.steps == 2 * 6 and plain.prefix == ()
+
+
+def test_a_prefix_action_the_world_does_not_have_is_refused(fresh: Path) -> None:
+    with pytest.raises(ValueError, match="'fly' is not an action of the fire world"):
+        probe_transfer(fresh, "fire", episodes=1, max_steps=3, prefix=("fly",))
