@@ -130,16 +130,19 @@ def probe_transfer(checkpoint: str | Path, novelty: str, domain: str = "pogostic
         added = [t for t in world.types.names if t not in old_types]
         ever_held: set[str] = set()
         ever_chosen: set[str] = set()
+        ended = False
         for name in prefix:
             if name not in agent.names.actions:
                 raise ValueError(f"prefix: {name!r} is not an action of the {novelty} world")
             obs, _, terminated, truncated, info = env.step(agent.names.actions.index(name))
             _note(world, added, ever_held, ever_chosen)
-            if terminated or truncated:
+            ended = terminated or truncated
+            if ended:
+                successes += int(bool(info.get("success", False)))
                 break
         episode_new: set[str] = set()
         repeat, last = 0, -1
-        for _ in range(max_steps - len(prefix)):
+        for _ in range(0 if ended else max_steps - len(prefix)):
             names = agent.names.actions
             mask = offered(mask_from_info(info, len(names)), names, config.forbidden,
                            config.action_masks)

@@ -76,9 +76,9 @@ class TransferConfig:
     NovelGym pre-trains its RL agents with placeholder no-op actions that a novelty renames
     (its fire novelty maps `nop_placeholder1 -> approach_water_bucket`), so in the paper a new
     action starts as a trained no-op. "nop" reproduces that on a policy pre-trained with one
-    no-op, and matters: after pre-training, a no-op keeps about 100x the probability of the
-    mean logit (`python -m nesyworld.experiments.probe`, docs/EXPERIMENTS.md). An action the
-    old policy did not have falls back to the mean."""
+    no-op. The two starts differ: after pre-training, a no-op kept 10-200 times the
+    probability of the mean logit (`python -m nesyworld.experiments.probe`,
+    docs/EXPERIMENTS.md). An action the old policy did not have falls back to the mean."""
 
 
 def _kind_labels(kind: str, types: Sequence[str], space: gym.Space,

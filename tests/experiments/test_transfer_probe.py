@@ -89,3 +89,8 @@ def test_a_prefix_is_played_first_and_what_the_novelty_added_is_counted(fresh: P
 def test_a_prefix_action_the_world_does_not_have_is_refused(fresh: Path) -> None:
     with pytest.raises(ValueError, match="'fly' is not an action of the fire world"):
         probe_transfer(fresh, "fire", episodes=1, max_steps=3, prefix=("fly",))
+
+
+def test_a_prefix_that_ends_the_episode_leaves_nothing_to_probe(fresh: Path) -> None:
+    result = probe_transfer(fresh, "fire", episodes=2, max_steps=6, prefix=("give_up",))
+    assert result.steps == 0 and result.successes == 0
