@@ -143,20 +143,6 @@ def test_the_papers_baselines_learn_with_the_papers_ppo() -> None:
     assert configs("transfer_rl") == (PPOConfig(), PPOConfig())  # our masked variant
 
 
-def test_a_checkpoint_pretrained_with_other_ppo_is_refused(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with monkeypatch.context() as m:
-        _other_ppo(m)
-        first = run_protocol(RunSpec("transfer_rl_unmasked", "pogostick", "axe", 0,
-                                     _protocol(tmp_path)))
-    assert first["status"] == "ok", first["error"]
-    again = run_protocol(RunSpec("transfer_rl_unmasked", "pogostick", "fence", 0,
-                                 _protocol(tmp_path)))
-    assert again["status"] == "error"
-    line = again["error"].strip().splitlines()[-1]
-    assert "other PPO settings" in line and "lr 0.0003 != 1e-05" in line, line
-
-
 def _other_episodes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Pre-train with training episodes cut at the protocol's 20 steps, not 3 x 20."""
     monkeypatch.setattr(agents_module, "PRE_EPISODE_FACTOR", 1)
@@ -178,17 +164,22 @@ def test_pretraining_episodes_are_cut_where_the_papers_were() -> None:
         assert agent.max_episode_steps == cut  # every evaluation
 
 
-def test_a_checkpoint_pretrained_on_other_episodes_is_refused(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("otherwise", "said"), [
+    (_other_ppo, ("other PPO settings", "lr 0.0003 != 1e-05")),
+    (_other_episodes, ("'max_episode_steps': 20", "delete the file"))])
+def test_a_checkpoint_pretrained_with_other_settings_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, otherwise: Any,
+        said: tuple[str, str]) -> None:
     with monkeypatch.context() as m:
-        _other_episodes(m)
+        otherwise(m)
         first = run_protocol(RunSpec("transfer_rl_unmasked", "pogostick", "axe", 0,
                                      _protocol(tmp_path)))
     assert first["status"] == "ok", first["error"]
     again = run_protocol(RunSpec("transfer_rl_unmasked", "pogostick", "fence", 0,
                                  _protocol(tmp_path)))
     assert again["status"] == "error"
-    assert "'max_episode_steps': 20" in again["error"] and "delete the file" in again["error"]
+    line = again["error"].strip().splitlines()[-1]
+    assert all(part in line for part in said), line
 
 
 @pytest.mark.parametrize(("otherwise", "said"), [
