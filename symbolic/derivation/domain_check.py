@@ -27,6 +27,7 @@ from nesyworld.symbolic.derivation.domain_check_map import (
     read_off_map,
 )
 from nesyworld.world import World, WorldSpec, load_spec
+from nesyworld.world.actions.interact import pick_up_beside
 from nesyworld.world.actions.movement import passable_regions
 from nesyworld.world.actions.schema import (
     AIR,
@@ -277,6 +278,10 @@ def _without_lookahead(z: SymbolicState, mentioned: set[str | None]) -> Symbolic
 def _check_one(world: World, op: OperatorSchema, result: OperatorCheck, k: int, seed: int) -> None:
     """Sample k of one operator: establish its preconditions, run it, record the outcome."""
     binding, problems = _establish(world, op, np.random.default_rng([seed, k, result.index]))
+    if world.types.automatic:
+        # standing beside an automatically collected thing lasts no step: the step that led
+        # here took it, so the sample starts after that
+        pick_up_beside(world, world.main)
     try:
         found = None
         if not problems:

@@ -145,6 +145,19 @@ def check_fire(world: World) -> None:
     assert world.inventory_dict()["bucket"] == 1
 
 
+def check_fire_floating(world: World) -> None:
+    """NovelGym's floating bucket: walking up to it is taking it, nothing is left to collect."""
+    assert world.step("approach_crafting_table").ok
+    assert "on_fire" in world.step("craft_tree_tap").reason
+    assert world.inventory_dict().get("water_bucket", 0) == 0
+    assert world.step("approach_water_bucket").ok
+    assert world.inventory_dict()["water_bucket"] == 1
+    assert world.types.id("water_bucket") not in world.state.grid
+    assert world.step("select_water_bucket").ok
+    assert world.step("approach_crafting_table").ok and world.step("use").ok
+    assert world.inventory_dict()["bucket"] == 1
+
+
 def check_moving(world: World) -> None:
     trader = world.agent_names.index("trader_103")
     start = tuple(world.state.pos[trader])

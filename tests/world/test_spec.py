@@ -213,6 +213,33 @@ CASES = [
         "entity_types.stone.collect.hold",
     ),
     (
+        "automatic_use_rule",
+        variant("    breakable: true\n",
+                "    breakable: true\n    use: {gives: {pebble: 1}, automatic: true}\n"),
+        "true}",
+        0,
+        ["only a collect rule can be automatic", "automatic under collect"],
+        "entity_types.stone.use.automatic",
+    ),
+    (
+        "automatic_rule_with_a_condition",
+        variant("    breakable: true\n", "    breakable: true\n    collect: {holding: pebble, "
+                "removes: true, automatic: true}\n"),
+        "pebble, removes",
+        0,
+        ["an automatic collect rule has no holding"],
+        "entity_types.stone.collect.holding",
+    ),
+    (
+        "automatic_rule_that_keeps_the_entity",
+        variant("    breakable: true\n",
+                "    breakable: true\n    collect: {gives: {pebble: 1}, automatic: true}\n"),
+        "{gives",
+        0,
+        ["must remove the entity", "removes: true"],
+        "entity_types.stone.collect.removes",
+    ),
+    (
         "invalid_facing",
         variant("facing: east", "facing: up"),
         "up\n",

@@ -61,6 +61,52 @@ def replace_facing(old: str, new: str) -> list[Effect]:
             CountChange(WORLD, old, -1), CountChange(WORLD, new, 1)]
 
 
+def rule_effects(name: str, rule: InteractionRule) -> list[Effect]:
+    """What applying `rule` to the `name` in front does, for planning."""
+    eff: list[Effect] = count_changes(INVENTORY, net(rule.consumes, rule.gives))
+    eff += [SetFact(prop, (name,), v) for prop, v in rule.sets.items() if isinstance(v, bool)]
+    if rule.removes:
+        eff += replace_facing(name, rule.becomes)
+    return eff
+
+
+def arrival_effects(name: str, rule: InteractionRule) -> list[Effect]:
+    """What walking up to a `name` adds when its collect `rule` is automatic: it is taken at
+    once, so the agent ends up facing the `becomes` left behind, holding what it gave."""
+    return [SetFact(FACING, (rule.becomes,), True), CountChange(WORLD, name, -1),
+            CountChange(WORLD, rule.becomes, 1), *count_changes(INVENTORY, dict(rule.gives))]
+
+
+def apply_rule(world: World, agent: int, cell: tuple[int, int], rule: InteractionRule) -> None:
+    """`rule` applied by `agent` to what is in `cell`, its conditions already checked."""
+    st = world.state
+    for item, k in rule.consumes.items():
+        st.inventory[agent, world.types.id(item)] -= k
+    for item, k in rule.gives.items():
+        st.inventory[agent, world.types.id(item)] += k
+    if rule.sets:
+        st.props.setdefault(cell, {}).update(rule.sets)
+    if rule.removes:
+        world.set_cell(cell, world.types.id(rule.becomes))
+
+
+def pick_up_beside(world: World, agent: int) -> None:
+    """The automatic collect rules of what is in the four cells beside `agent` (N, E, S, W),
+    applied at the end of one of its steps: NovelGym's auto-pickup of floating objects, so
+    the fire novelty's water bucket is taken by walking up to it, as in the paper's world."""
+    st = world.state
+    h, w = st.grid.shape
+    r, c = int(st.pos[agent, 0]), int(st.pos[agent, 1])
+    for dr, dc in ((-1, 0), (0, 1), (1, 0), (0, -1)):
+        cell = (r + dr, c + dc)
+        if 0 <= cell[0] < h and 0 <= cell[1] < w:
+            tid = int(st.grid[cell])
+            if tid in world.types.automatic:
+                rule = world.spec.entity_types[world.types.names[tid]].collect
+                assert rule is not None  # what `TypeCatalog.automatic` holds
+                apply_rule(world, agent, cell, rule)
+
+
 def break_leaves(et: EntityTypeSpec) -> list[Effect]:
     """What breaking `et` does to the cell in front, for planning.
 
@@ -232,35 +278,23 @@ class _Interaction(Action):
         tid = int(st.grid[cell])
         rule = self.rule_of(world, tid)
         assert rule is not None
-        for item, k in rule.consumes.items():
-            st.inventory[agent, world.types.id(item)] -= k
-        for item, k in rule.gives.items():
-            st.inventory[agent, world.types.id(item)] += k
-        if rule.sets:
-            st.props.setdefault(cell, {}).update(rule.sets)
-        if rule.removes:
-            world.set_cell(cell, world.types.id(rule.becomes))
+        apply_rule(world, agent, cell, rule)
         return self.cost
 
     def operators(self) -> list[OperatorSchema]:
         ops = []
         for name in self.world_spec.concrete_types:
             rule = getattr(self.world_spec.entity_types[name], self.RULE)
-            if rule is None:
+            if rule is None or rule.automatic:  # taken on arrival: approach_<name> says so
                 continue
             pre: list[Condition] = [Fact(FACING, (name,)), *tool_conditions(rule.holding),
                                     *property_conditions(name, rule.when)]
             pre += [CountAtLeast(INVENTORY, k, v) for k, v in rule.consumes.items()]
-            eff: list[Effect] = count_changes(INVENTORY, net(rule.consumes, rule.gives))
-            eff += [SetFact(prop, (name,), v) for prop, v in rule.sets.items()
-                    if isinstance(v, bool)]
-            if rule.removes:
-                eff += replace_facing(name, rule.becomes)
             ops.append(OperatorSchema(
                 name=f"{self.name}_{name}",
                 params=(),
                 preconditions=tuple(pre),
-                effects=tuple(eff),
+                effects=tuple(rule_effects(name, rule)),
                 action=self.name,
                 provenance=f"action '{self.name}' ({self.registered_name}) with the "
                            f"'{self.RULE}' rule of entity type '{name}'",

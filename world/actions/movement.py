@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from nesyworld.world.actions.base import Action, MaskContext
+from nesyworld.world.actions.interact import arrival_effects
 from nesyworld.world.actions.schema import (
     BEHIND_DOOR,
     FACING,
@@ -244,11 +245,15 @@ class Approach(Action):
             pre: tuple[Any, ...] = (Fact(FACING, ("?from",)), CountAtLeast(WORLD, target, 1))
             if doors:
                 pre += (Fact(BEHIND_DOOR, (target,), negated=True),)
+            rule = self.world_spec.entity_types[target].collect
+            # an automatically collected target is taken on arrival (interact.pick_up_beside)
+            arrival = (arrival_effects(target, rule) if rule is not None and rule.automatic
+                       else [SetFact(FACING, (target,), True)])
             ops.append(OperatorSchema(
                 name=f"approach_{target}",
                 params=(Param("?from", ROOT_TYPE),),
                 preconditions=pre,
-                effects=(SetFact(FACING, ("?from",), False), SetFact(FACING, (target,), True)),
+                effects=(SetFact(FACING, ("?from",), False), *arrival),
                 action=f"{self.name}_{target}",
                 provenance=f"action '{self.name}' ({self.registered_name}) -> {target}",
                 cost=self.cost,

@@ -22,6 +22,7 @@ from nesyworld.world.batch.tables import (
     A_N_ROT,
     APPROACH,
     ARG,
+    AUTOMATIC,
     BECOMES,
     BREAK,
     BREAK_TOOL,
@@ -345,6 +346,23 @@ def act(grid: np.ndarray, pos: np.ndarray, facing: np.ndarray, under: np.ndarray
 
 
 @njit(inline=True)
+def pick_up_beside(grid: np.ndarray, pos: np.ndarray, inv: np.ndarray, p_has: np.ndarray,
+                   p_val: np.ndarray, sched: np.ndarray, sched_n: np.ndarray, step: np.ndarray,
+                   version: np.ndarray, tt: np.ndarray, rt: np.ndarray, rgives: np.ndarray,
+                   nbrs: np.ndarray, n: int, agent: int, w: int) -> None:
+    """`interact.pick_up_beside`: the automatic collect rules of the four cells beside."""
+    here = pos[n, agent, 0] * w + pos[n, agent, 1]
+    for d in range(4):
+        cell = nbrs[here, d]
+        if cell >= 0:
+            tid = grid[n, cell]
+            if tt[tid, AUTOMATIC]:
+                inv[n, agent, :] += rgives[0, tid]
+                set_cell(grid, p_has, p_val, sched, sched_n, step, version, tt, n, cell,
+                         rt[0, tid, BECOMES])
+
+
+@njit(inline=True)
 def choose(key: np.ndarray, step: np.ndarray, at: np.ndarray, probs: np.ndarray,
            moves: np.ndarray, rots: np.ndarray, n: int, agent: int) -> int:
     """The built-in controllers' `choose` (Stationary, RandomWalk, Rival), or -1 to skip."""
@@ -380,6 +398,9 @@ def step_worlds(S: tuple, K: tuple, envs: np.ndarray, actions: np.ndarray, main:
         costs[i] = act(grid, pos, facing, under, inv, sel, p_has, p_val, sched, sched_n, step,
                        gave_up, version, tt, rt, rcons, drops, acts, need, delta, partner,
                        rgives, act_cost, need_items, cons_items, nbrs, n, main, actions[i], w)
+        if not np.isnan(costs[i]):
+            pick_up_beside(grid, pos, inv, p_has, p_val, sched, sched_n, step, version, tt, rt,
+                           rgives, nbrs, n, main, w)
         for agent in range(n_agents):
             if agent != main:
                 j = choose(key, step, at, probs, moves, rots, n, agent)

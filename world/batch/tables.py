@@ -37,7 +37,9 @@ _KINDS = {Nop: NOP, GiveUp: GIVE_UP, Move: MOVE, Rotate: ROTATE, Approach: APPRO
 
 # type_table columns
 (PASSABLE, BREAKABLE, BREAK_TOOL, LEAVES, ON_BREAK_SPAWN, ON_BREAK_AFTER, GROWS_SPAWN,
- GROWS_AFTER, PLACEABLE, DEFAULT_HAS, DEFAULT_VAL, DISABLED_MASK, DISABLED_VAL) = range(13)
+ GROWS_AFTER, PLACEABLE, DEFAULT_HAS, DEFAULT_VAL, DISABLED_MASK, DISABLED_VAL,
+ AUTOMATIC) = range(14)
+TYPE_COLUMNS = 14
 # rule_table columns (rule_table[0] is `collect`, [1] is `use`)
 RULE_HAS, RULE_HOLDING, WHEN_MASK, WHEN_VAL, SETS_MASK, SETS_VAL, REMOVES, BECOMES = range(8)
 # agent_table columns
@@ -74,7 +76,7 @@ class CoreTables:
     shape: tuple[int, int]
     n_types: int
     main: int
-    type_table: np.ndarray  # int64 (T, 13)
+    type_table: np.ndarray  # int64 (T, TYPE_COLUMNS)
     drops: np.ndarray  # int32 (T, T)
     rule_table: np.ndarray  # int64 (2, T, 8)
     rule_consumes: np.ndarray  # int32 (2, T, T)
@@ -117,7 +119,7 @@ def compile_world(world: World) -> CoreTables:
         return (sum(bit[k] for k in values),
                 sum(bit[k] for k, v in values.items() if v))
 
-    type_table = np.zeros((t, 13), np.int64)
+    type_table = np.zeros((t, TYPE_COLUMNS), np.int64)
     drops = np.zeros((t, t), np.int32)
     rule_table = np.zeros((2, t, 8), np.int64)
     rule_consumes = np.zeros((2, t, t), np.int32)
@@ -136,6 +138,7 @@ def compile_world(world: World) -> CoreTables:
         row[PLACEABLE] = et.placeable
         row[DEFAULT_HAS], row[DEFAULT_VAL] = bits(dict(et.properties))
         row[DISABLED_MASK], row[DISABLED_VAL] = bits(dict(et.disabled_when))
+        row[AUTOMATIC] = i in types.automatic
         for item, k in et.drops.items():
             drops[i, types.id(item)] = k
         for r, rule in enumerate((et.collect, et.use)):

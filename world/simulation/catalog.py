@@ -16,6 +16,7 @@ class TypeCatalog:
     names: tuple[str, ...]
     index: dict[str, int]
     passable: np.ndarray  # bool (T,): agents may walk onto it
+    automatic: frozenset[int]  # types an agent takes from beside it (an automatic collect)
     glyphs: tuple[str, ...]
     colors: tuple[tuple[int, int, int] | None, ...]
 
@@ -24,9 +25,11 @@ class TypeCatalog:
         names = spec.concrete_types
         index = {n: i for i, n in enumerate(names)}
         passable = np.array([not spec.entity_types[n].blocks_movement for n in names], bool)
+        automatic = frozenset(i for i, n in enumerate(names)
+                              if (rule := spec.entity_types[n].collect) and rule.automatic)
         glyphs = _glyphs(spec, names)
         colors = tuple(spec.entity_types[n].color for n in names)
-        return cls(names, index, passable, glyphs, colors)
+        return cls(names, index, passable, automatic, glyphs, colors)
 
     def __len__(self) -> int:
         return len(self.names)

@@ -16,6 +16,7 @@ from typing import Any, cast
 import numpy as np
 
 from nesyworld.world.actions.base import Action, GroundedAction, MaskContext
+from nesyworld.world.actions.interact import pick_up_beside
 from nesyworld.world.errors import ActionRefused, SpecError
 from nesyworld.world.kernels.keys import episode_key, stream_of
 from nesyworld.world.kernels.layout import LayoutPlan
@@ -208,6 +209,8 @@ class World:
         reason, cost = self._run(agent, g)
         if reason is not None:
             return Outcome(g.name, False, 0.0, reason)
+        if self.types.automatic and self.controllers[agent] is None:
+            pick_up_beside(self, agent)
         return Outcome(g.name, True, cost)
 
     def _run(self, agent: int, g: GroundedAction) -> tuple[str | None, float]:

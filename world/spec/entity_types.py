@@ -25,7 +25,10 @@ ENTITY_KEYS = {
 }
 
 
-RULE_KEYS = {"holding", "when", "sets", "consumes", "gives", "removes", "becomes"}
+RULE_KEYS = {"holding", "when", "sets", "consumes", "gives", "removes", "becomes", "automatic"}
+AUTOMATIC_EXCLUDES = ("holding", "when", "consumes")
+"""Conditions an automatic collect rule cannot have: it fires without an action, so nothing
+would tell the agent why it did not."""
 
 
 def parse_rule(rd: SpecReader, raw: Any, path: KeyPath, types: Mapping[str, Any]
@@ -34,6 +37,9 @@ def parse_rule(rd: SpecReader, raw: Any, path: KeyPath, types: Mapping[str, Any]
     holding = raw.get("holding")
     if holding is not None:
         holding = rd.type_name(holding, (*path, "holding"), types)
+    automatic = rd.boolean(raw.get("automatic", False), (*path, "automatic"))
+    if automatic:
+        _check_automatic(rd, raw, path)
     return InteractionRule(
         holding=holding,
         when=property_values(rd, raw.get("when"), (*path, "when")),
@@ -42,7 +48,23 @@ def parse_rule(rd: SpecReader, raw: Any, path: KeyPath, types: Mapping[str, Any]
         gives=frozen_counts(rd.counts(raw.get("gives"), (*path, "gives"), types)),
         removes=rd.boolean(raw.get("removes", False), (*path, "removes")),
         becomes=rd.type_name(raw.get("becomes", "air"), (*path, "becomes"), types),
+        automatic=automatic,
     )
+
+
+def _check_automatic(rd: SpecReader, raw: Mapping[str, Any], path: KeyPath) -> None:
+    """An automatic rule is a `collect` rule that removes what it takes, without conditions:
+    kept otherwise, the entity would be taken again at every step."""
+    if path[-1] != "collect":
+        raise rd.fail((*path, "automatic"), "only a collect rule can be automatic",
+                      found=True, expected="automatic under collect:, or no automatic key")
+    for key in AUTOMATIC_EXCLUDES:
+        if raw.get(key):
+            raise rd.fail((*path, key), f"an automatic collect rule has no {key}",
+                          expected=f"no {key} beside automatic: true")
+    if not rd.boolean(raw.get("removes", False), (*path, "removes")):
+        raise rd.fail((*path, "removes"), "an automatic collect rule must remove the entity",
+                      found=raw.get("removes", False), expected="removes: true")
 
 
 def parse_spawn(rd: SpecReader, raw: Any, path: KeyPath, types: Mapping[str, Any]

@@ -31,7 +31,10 @@ class InteractionRule:
 
     `holding` is the item that must be selected; `when` are property values the entity must have;
     `sets` are the property values it gets; `consumes`/`gives` change the agent's inventory;
-    `removes` turns the entity into `becomes` (air by default).
+    `removes` turns the entity into `becomes` (air by default). An `automatic` collect rule
+    (NovelGym's floating objects: the fire novelty's water bucket) needs no action: an agent
+    driven by the env takes it from any of its four neighbouring cells at the end of each of
+    its steps, so it has no conditions and always `removes` (world/spec/entity_types.py).
     """
 
     holding: str | None = None
@@ -41,6 +44,7 @@ class InteractionRule:
     gives: Counts = field(default_factory=frozen_counts)
     removes: bool = False
     becomes: str = "air"
+    automatic: bool = False
 
 
 @dataclass(frozen=True)
