@@ -83,6 +83,10 @@ def test_shipped_configs_expand_to_the_grids() -> None:
     assert set(table2.novelties) == {"axe", "chest", "distance", "fence", "fire"}
     assert table2.seeds == tuple(range(10)) and table2.protocol == ProtocolConfig(
         pretrained="results/table2/pretrained/{agent}_{seed}.pt")  # the paper's values
+    floating = load_experiment("fire_floating")  # table 2 with NovelGym's own fire
+    assert floating.novelties == ("fire_floating",)
+    assert (floating.agents, floating.seeds, floating.protocol) == (
+        table2.agents, table2.seeds, table2.protocol)
     recovery = load_experiment("hybrid_light")
     assert len(recovery.runs()) == 2 * 5 * 5
     assert recovery.protocol.post_steps < table2.protocol.post_steps
