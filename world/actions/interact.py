@@ -23,6 +23,7 @@ from nesyworld.world.actions.schema import (
     SetFact,
 )
 from nesyworld.world.registry import ACTIONS
+from nesyworld.world.simulation.state import DIRECTIONS
 from nesyworld.world.spec.model import EntityTypeSpec, InteractionRule
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def pick_up_beside(world: World, agent: int) -> None:
     st = world.state
     h, w = st.grid.shape
     r, c = int(st.pos[agent, 0]), int(st.pos[agent, 1])
-    for dr, dc in ((-1, 0), (0, 1), (1, 0), (0, -1)):
+    for dr, dc in DIRECTIONS.tolist():
         cell = (r + dr, c + dc)
         if 0 <= cell[0] < h and 0 <= cell[1] < w:
             tid = int(st.grid[cell])
