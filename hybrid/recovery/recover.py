@@ -468,7 +468,8 @@ class Recovery:
         declared model in the oracle one (hybrid/recovery/starts.py)."""
         if self.knowledge == "oracle":
             return env.oracle_goal_reachable(self.knowledge, failure.snapshot)
-        return model_goal_reachable(self.kb, failure.before, self.goal or {})
+        return model_goal_reachable(self.kb, failure.before, self.goal or {},
+                                    learning=failure.operator.schema)
 
     def _check_declared(self, env: WorldAdapter, failure: OperatorFailure,
                         learned: LearnedOperator) -> str | None:

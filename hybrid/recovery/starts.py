@@ -30,7 +30,7 @@ from nesyworld.hybrid.knowledge.relaxation import relaxed_closure, spawn_rules
 from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import Planner
-from nesyworld.world.actions.schema import INVENTORY
+from nesyworld.world.actions.schema import INVENTORY, OperatorSchema
 
 
 @dataclass
@@ -74,17 +74,23 @@ def sample_failure_starts(copies: CopyRecipe, kb: KnowledgeBase, failure: Operat
     return SampledStarts(found, steps, tried)
 
 
-def model_goal_reachable(kb: KnowledgeBase, z: SymbolicState | None, goal: Mapping[str, int]
-                         ) -> bool | None:
+def model_goal_reachable(kb: KnowledgeBase, z: SymbolicState | None, goal: Mapping[str, int],
+                         learning: OperatorSchema | None = None) -> bool | None:
     """The closed regime's dead-end test: can the goal be reached from the observed state
     `z` in a relaxation of what the agent itself knows (its knowledge base's active
     operators and the growth and spawns of the world it was derived from)? The knowledge
     base may be wrong about the novelty, so a False here is only as good as that model; the
     relaxation forgets requirements, so a stricter world never looks more reachable than
-    the model says. None when it cannot be told (no observed state)."""
+    the model says. None when it cannot be told (no observed state).
+
+    `learning`: the operator recovery is about to learn, counted as if it worked. Without
+    it, a gap recovery (learning to obtain an item no active operator gives) would always
+    look like a dead end when every route to the goal needs that item."""
     if z is None:
         return None
     ops = [e.operator for e in kb if e.status == "active"]
+    if learning is not None:
+        ops.append(learning)
     spec = source_spec(kb.base.source)
     have = relaxed_closure(ops, z, spawn_rules(spec) if spec is not None else [])
     return all((INVENTORY, item) in have for item in goal)

@@ -39,6 +39,20 @@ def test_without_trees_the_missing_item_is_the_log() -> None:
     assert "cannot obtain oak_log" in str(failure)
 
 
+def test_learning_the_missing_item_is_not_a_dead_end() -> None:
+    """The closed regime's dead-end test counts the operator being learned: the item a gap
+    is chosen for is one every route to the goal needs, so without it the gap would always
+    look dead and its recovery would never train."""
+    from nesyworld.hybrid.recovery.starts import model_goal_reachable
+
+    world = World(apply_novelties("pogostick", ["multi_interact_no_trees"]))
+    z = abstract(world)
+    obtain = gap_failure("oak_log", world.snapshot(), z, 0).operator.schema
+    assert model_goal_reachable(KB, z, {"planks": 1}) is False
+    assert model_goal_reachable(KB, z, {"planks": 1}, learning=obtain) is True
+    assert model_goal_reachable(KB, None, {"planks": 1}, learning=obtain) is None
+
+
 def test_a_state_with_no_way_to_the_goal_is_a_dead_end() -> None:
     from nesyworld.hybrid.boundary.oracle_model import goal_reachable
 
