@@ -40,7 +40,8 @@ from nesyworld.experiments.protocol.paper_table2 import load_paper_table2
 from nesyworld.experiments.protocol.records import UNMASKED
 from nesyworld.experiments.protocol.report import protocol_names, read_records
 
-NOVELTIES = ("axe", "chest", "distance", "fence", "fire")
+NOVELTIES = load_experiment("table2").novelties
+"""Table 2's novelties, as its config names them."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -69,14 +69,14 @@ def test_measured_runs_count_as_measured_and_shorten_pre_training(tmp_path: Path
     path = tmp_path / "table2.jsonl"
     records = [_record("transfer_rl", "axe", 0, 120_000, 600.0),
                _record("rapidlearn+", "axe", 0, 0, 50.0),
-               _record("transfer_rl", "fire", 0, 0, 90.0),  # loaded the pair's checkpoint
+               _record("transfer_rl", "fire_floating", 0, 0, 90.0),  # loaded the pair's checkpoint
                _record("transfer_rl", "fence", 1, 999, 1.0, protocol="light")]  # not the paper's
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     again = tmp_path / "again.jsonl"  # the Axe run recorded again: it counts once, as last seen
     again.write_text(json.dumps(_record("transfer_rl", "axe", 0, 120_000, 600.0)) + "\n")
     runs = measured_runs([path, again])
     assert set(runs.cpu) == {("transfer_rl", "axe", 0), ("rapidlearn+", "axe", 0),
-                              ("transfer_rl", "fire", 0)}
+                              ("transfer_rl", "fire_floating", 0)}
     assert runs.pre_steps == {"transfer_rl": [120_000]}
     assert runs.post_steps[("transfer_rl", "axe")] == [9600]
     none, some = _masked(RATES, RECOVERY), _masked(RATES, RECOVERY, runs)
