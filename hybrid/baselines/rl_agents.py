@@ -93,13 +93,16 @@ PAPER_POST_NOVELTY_PPO = dataclasses.replace(PAPER_PRE_NOVELTY_PPO, epochs_per_u
 FORBIDDEN_BY_DEFAULT = ("give_up",)
 DEFAULT_SHAPING = ShapingConfig()
 DEFAULT_TRANSFER = TransferConfig()
-PAPER_TRANSFER = TransferConfig(new_weight_scale=1.0, new_actions_from="nop")
+PAPER_TRANSFER = TransferConfig(new_weight_scale=1.0, new_actions_from="nop",
+                                keep_curiosity=True)
 """The paper's transfer, for its baselines (the protocol's `_unmasked` agents). NovelGym
 pre-trains with placeholders that a novelty fills in: observation slots for two more entity
 types (appendix C.1: "placeholders for two additional objects"), which stay at their initial
 weights since they read 0 throughout, and no-op actions that a novelty renames
 (`nop_placeholder1 -> approach_water_bucket`). So a new input starts at the fresh
-initialisation (scale 1) and a new action as the trained no-op (TransferConfig)."""
+initialisation (scale 1) and a new action as the trained no-op (TransferConfig), and the
+curiosity model comes through trained, grown the same way, as NovelGym's did (no space of
+its changed)."""
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from gymnasium.spaces.utils import flatdim
 from torch import nn
 
 from nesyworld.learning import Checkpoint
+from nesyworld.learning.algorithms.icm import curiosity_module
 from nesyworld.learning.algorithms.networks import MaskedActor, ValueCritic
 from nesyworld.world.observations import N_BEAMS
 from nesyworld.world.observations.builder import ObservationConfig
@@ -79,6 +80,14 @@ class TransferConfig:
     no-op. The two starts differ: after pre-training, a no-op kept 10-200 times the
     probability of the mean logit (`python -m nesyworld.experiments.probe`,
     docs/EXPERIMENTS.md). An action the old policy did not have falls back to the mean."""
+
+    keep_curiosity: bool = False
+    """Carry a checkpoint's ICM over, grown as the policy is (new inputs at the fresh
+    initialisation times `new_weight_scale`, a new action as `new_actions_from`), instead of
+    starting a fresh one. NovelGym's placeholders never changed a space, so its ICM came
+    through a novelty trained (its checkpoint holds the ICM with the policy), and found only
+    what the novelty changed surprising; a fresh one finds every transition surprising at
+    first."""
 
 
 def _kind_labels(kind: str, types: Sequence[str], space: gym.Space,
@@ -203,8 +212,8 @@ def transfer_checkpoint(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames,
                         config: TransferConfig = TransferConfig()) -> Checkpoint:
     """`ckpt` grown (or shrunk) from the spaces named `old` to those named `new`.
 
-    The optimiser moments and the ICM (if any) are dropped: both are shaped by the old spaces,
-    Adam restarts cheaply, and a fresh curiosity model is what a changed world calls for.
+    The optimiser moments are dropped: they are shaped by the old spaces, and Adam restarts
+    cheaply. So is the ICM (if any), unless `config.keep_curiosity` grows it too.
     """
     if old == new:
         return ckpt
@@ -227,10 +236,43 @@ def transfer_checkpoint(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames,
     else:
         center_new_actions(last, outputs)
     expand_network(old_critic.net, critic.net, inputs, None, config.new_weight_scale)
+    icm_state = None
+    if config.keep_curiosity and ckpt.icm is not None and ckpt.icm_state is not None:
+        icm_state = grown_curiosity(ckpt, old, new, inputs, outputs, config)
     added = {"observation": int((inputs < 0).sum()), "actions": int((outputs < 0).sum())}
     return dataclasses.replace(
         ckpt, observation_space=observation_space, action_space=action_space, obs_dim=n_obs,
         actor_state=actor.state_dict(), critic_state=critic.state_dict(),
-        ppo_optim_state=None, icm_state=None, icm_optim_state=None,
+        ppo_optim_state=None, icm_state=icm_state, icm_optim_state=None,
         metadata={**ckpt.metadata, "names": new.as_dict(),
                   "transfers": [*ckpt.metadata.get("transfers", []), added]})
+
+
+def grown_curiosity(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames, inputs: np.ndarray,
+                    outputs: np.ndarray, config: TransferConfig) -> dict[str, torch.Tensor]:
+    """`ckpt`'s ICM weights grown to the new spaces, as `transfer_checkpoint` grows the
+    policy: the feature net's inputs by `inputs`, the forward model's one-hot action inputs
+    (after the features) and the inverse model's action outputs by `outputs`."""
+    assert ckpt.icm is not None and ckpt.icm_state is not None
+    n_obs, n_act = len(new.observation), len(new.actions)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(config.seed)
+        grown = curiosity_module(n_obs, n_act, ckpt.icm)
+    before = curiosity_module(ckpt.obs_dim, len(old.actions), ckpt.icm)
+    before.load_state_dict(ckpt.icm_state)
+    features = ckpt.icm.feature_dim
+    action_columns = np.concatenate([np.arange(features),
+                                     np.where(outputs >= 0, features + outputs, -1)])
+    scale = config.new_weight_scale
+    expand_network(before.feature_net, grown.feature_net, inputs, None, scale)
+    expand_network(before.forward_model, grown.forward_model, action_columns, None, scale)
+    expand_network(before.inverse_model, grown.inverse_model,
+                   np.arange(2 * features), outputs, scale)
+    if config.new_actions_from in old.actions and config.new_actions_from in new.actions:
+        source = new.actions.index(config.new_actions_from)
+        added = torch.as_tensor(np.flatnonzero(outputs < 0))
+        with torch.no_grad():
+            first = _linears(grown.forward_model)[0]
+            first.weight[:, features + added] = first.weight[:, [features + source]]
+        copy_action(_linears(grown.inverse_model)[-1], outputs, source)
+    return {k: v.detach().clone() for k, v in grown.state_dict().items()}

@@ -1,7 +1,7 @@
 """The learning algorithm's pieces: masked PPO on tianshou, ICM curiosity around it, their
 networks, and action masking from `info["action_mask"]`."""
 
-from nesyworld.learning.algorithms.icm import CuriosityWrapper, build_icm
+from nesyworld.learning.algorithms.icm import CuriosityWrapper, build_icm, curiosity_module
 from nesyworld.learning.algorithms.masking import (
     ActionMaskObservation,
     apply_action_mask,
@@ -17,6 +17,6 @@ cache_tianshou_kernels()  # before any policy or buffer compiles them
 
 __all__ = [
     "ActionMaskObservation", "CuriosityWrapper", "ICMFeatureNet", "MaskedActor", "ValueCritic",
-    "apply_action_mask", "build_icm", "build_ppo", "mask_from_info", "mask_observation",
-    "masked_observation_space",
+    "apply_action_mask", "build_icm", "build_ppo", "curiosity_module", "mask_from_info",
+    "mask_observation", "masked_observation_space",
 ]

@@ -24,7 +24,7 @@ from nesyworld.learning.algorithms.networks import ICMFeatureNet
 from nesyworld.learning.algorithms.ppo import foreach_adam
 from nesyworld.learning.config import ICMConfig
 
-__all__ = ["CuriosityStats", "CuriosityWrapper", "build_icm"]
+__all__ = ["CuriosityStats", "CuriosityWrapper", "build_icm", "curiosity_module"]
 
 
 class CuriosityStats(ICMTrainingStats):
@@ -71,6 +71,19 @@ class CuriosityWrapper(ICMOnPolicyWrapper):
         )
 
 
+def curiosity_module(obs_dim: int, n_actions: int, config: ICMConfig) -> IntrinsicCuriosityModule:
+    """A freshly initialised ICM sized by `config`: the feature net phi(s), the forward model
+    (phi(s) and the one-hot action, in that order, to phi(s')) and the inverse model (phi(s)
+    and phi(s') to the action's logits). A checkpoint's `icm_state` is this module's."""
+    feature_net = ICMFeatureNet(obs_dim, config.feature_hidden_sizes, config.feature_dim)
+    return IntrinsicCuriosityModule(
+        feature_net=feature_net,
+        feature_dim=config.feature_dim,
+        action_dim=n_actions,
+        hidden_sizes=config.model_hidden_sizes,
+    )
+
+
 def build_icm(
     algorithm: OnPolicyAlgorithm,
     obs_dim: int,
@@ -78,16 +91,9 @@ def build_icm(
     config: ICMConfig,
 ) -> CuriosityWrapper:
     """Wrap `algorithm` (e.g. PPO) with a fresh ICM sized by `config`."""
-    feature_net = ICMFeatureNet(obs_dim, config.feature_hidden_sizes, config.feature_dim)
-    model = IntrinsicCuriosityModule(
-        feature_net=feature_net,
-        feature_dim=config.feature_dim,
-        action_dim=int(action_space.n),
-        hidden_sizes=config.model_hidden_sizes,
-    )
     return CuriosityWrapper(
         wrapped_algorithm=algorithm,
-        model=model,
+        model=curiosity_module(obs_dim, int(action_space.n), config),
         optim=foreach_adam(config.lr),
         lr_scale=config.lr_scale,
         reward_scale=config.reward_scale,

@@ -20,7 +20,8 @@ from nesyworld.hybrid.baselines.rl_agents import ForbidActions, RLAgent, RLConfi
 from nesyworld.hybrid.baselines.shaping import PlanShapedReward, ShapingConfig
 from nesyworld.hybrid.baselines.transfer import TransferConfig, space_names
 from nesyworld.hybrid.execution.operators import ground
-from nesyworld.learning import TrainConfig
+from nesyworld.learning import ICMConfig, TrainConfig
+from nesyworld.learning.algorithms import curiosity_module
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.symbolic.planning.planners import PlanCache, Planner, PlanResult, PlanStep
 from nesyworld.world.envs.gym_env import NesyGridEnv
@@ -260,6 +261,57 @@ def test_a_new_action_can_start_as_the_trained_no_op_as_the_papers_placeholders_
         assert torch.allclose(logits[old], mean_start[old], atol=1e-5)
         spread.append(float(logits[nop] - mean_start[new[0]]))
     assert max(abs(d) for d in spread) > 0.1  # the two starts differ: the option did something
+
+
+def with_curiosity(agent: RLAgent) -> RLAgent:
+    """A copy whose checkpoint carries an ICM (random weights: only the wiring is tested)."""
+    ckpt = agent.checkpoint
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(1)
+        module = curiosity_module(ckpt.obs_dim, int(ckpt.action_space.n), ICMConfig())
+    return RLAgent(agent.env, KB, agent.config, checkpoint=dataclasses.replace(
+        ckpt, icm=ICMConfig(), icm_state=module.state_dict()))
+
+
+def test_the_papers_transfer_carries_the_curiosity_model_over() -> None:
+    """NovelGym's placeholders changed no space, so its ICM came through a novelty trained:
+    grown to the new spaces, the ICM must predict and classify every old transition as
+    before, and a new action must look like the no-op it is copied from."""
+    source = with_curiosity(sharpened(trained()[0]))
+    env = NesyGridEnv(apply_novelties("pogostick", ["fire"]))
+    config = TransferConfig(new_weight_scale=1.0, new_actions_from="nop", keep_curiosity=True)
+    agent = TransferRLAgent(env, source, transfer=config)
+    assert TransferRLAgent(env, source, transfer=dataclasses.replace(
+        config, keep_curiosity=False)).checkpoint.icm_state is None
+    old_names, new_names = source.names, agent.names
+    before, after = (curiosity_module(c.obs_dim, int(c.action_space.n), ICMConfig())
+                     for c in (source.checkpoint, agent.checkpoint))
+    before.load_state_dict(source.checkpoint.icm_state)
+    after.load_state_dict(agent.checkpoint.icm_state)
+    old_env = NesyGridEnv("pogostick")
+    obs, _ = old_env.reset(seed=0)
+    x_old = torch.as_tensor(gym.spaces.utils.flatten(old_env.observation_space, obs))[None]
+    by_label = dict(zip(old_names.observation, x_old[0].tolist(), strict=True))
+    x_new = torch.tensor([[by_label.get(label, 0.0) for label in new_names.observation]])
+    with torch.no_grad():
+        phi_old, phi_new = before.feature_net.net(x_old), after.feature_net.net(x_new)
+        assert torch.allclose(phi_old, phi_new, atol=1e-5)
+        for name in ("break", "craft_planks", "nop"):
+            one_old = torch.zeros(1, len(old_names.actions))
+            one_old[0, old_names.actions.index(name)] = 1.0
+            one_new = torch.zeros(1, len(new_names.actions))
+            one_new[0, new_names.actions.index(name)] = 1.0
+            assert torch.allclose(before.forward_model(torch.cat([phi_old, one_old], 1)),
+                                  after.forward_model(torch.cat([phi_new, one_new], 1)),
+                                  atol=1e-5)
+        inverse_old = before.inverse_model(torch.cat([phi_old, phi_old], 1))[0]
+        inverse_new = after.inverse_model(torch.cat([phi_new, phi_new], 1))[0]
+        for i, name in enumerate(old_names.actions):
+            assert inverse_new[new_names.actions.index(name)] == pytest.approx(
+                float(inverse_old[i]), abs=1e-5)
+        nop = new_names.actions.index("nop")
+        water = new_names.actions.index("approach_water_bucket")
+        assert inverse_new[water] == pytest.approx(float(inverse_new[nop]), abs=1e-5)
 
 
 def test_a_new_action_starts_at_the_mean_when_the_named_action_is_not_an_old_one() -> None:
