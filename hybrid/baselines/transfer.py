@@ -255,10 +255,10 @@ def grown_curiosity(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames, inputs: 
     (after the features) and the inverse model's action outputs by `outputs`."""
     assert ckpt.icm is not None and ckpt.icm_state is not None
     n_obs, n_act = len(new.observation), len(new.actions)
-    with torch.random.fork_rng(devices=[]):
+    with torch.random.fork_rng(devices=[]):  # the caller's random stream stays untouched
         torch.manual_seed(config.seed)
         grown = curiosity_module(n_obs, n_act, ckpt.icm)
-    before = curiosity_module(ckpt.obs_dim, len(old.actions), ckpt.icm)
+        before = curiosity_module(ckpt.obs_dim, len(old.actions), ckpt.icm)
     before.load_state_dict(ckpt.icm_state)
     features = ckpt.icm.feature_dim
     action_columns = np.concatenate([np.arange(features),

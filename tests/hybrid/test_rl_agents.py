@@ -312,6 +312,10 @@ def test_the_papers_transfer_carries_the_curiosity_model_over() -> None:
         nop = new_names.actions.index("nop")
         water = new_names.actions.index("approach_water_bucket")
         assert inverse_new[water] == pytest.approx(float(inverse_new[nop]), abs=1e-5)
+        one_hots = torch.zeros(2, len(new_names.actions))
+        one_hots[0, nop] = one_hots[1, water] = 1.0
+        predicted = after.forward_model(torch.cat([phi_new.expand(2, -1), one_hots], 1))
+        assert torch.allclose(predicted[0], predicted[1], atol=1e-5)
 
 
 def test_a_new_action_starts_at_the_mean_when_the_named_action_is_not_an_old_one() -> None:
