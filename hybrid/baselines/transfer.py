@@ -207,6 +207,13 @@ def copy_action(last: nn.Linear, outputs: np.ndarray, source: int) -> None:
         last.bias[new_t] = last.bias[source].clone()
 
 
+def copy_source(config: TransferConfig, old: SpaceNames, new: SpaceNames) -> int | None:
+    """The new index of the action each new action starts as a copy of
+    (`config.new_actions_from`), or None when it names no action of both spaces."""
+    name = config.new_actions_from
+    return new.actions.index(name) if name in old.actions and name in new.actions else None
+
+
 def transfer_checkpoint(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames,
                         observation_space: gym.Space, action_space: gym.spaces.Discrete,
                         config: TransferConfig = TransferConfig()) -> Checkpoint:
@@ -231,8 +238,9 @@ def transfer_checkpoint(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames,
     old_critic.load_state_dict(ckpt.critic_state)
     expand_network(ckpt.actor().net, actor.net, inputs, outputs, config.new_weight_scale)
     last = _linears(actor.net)[-1]
-    if config.new_actions_from in old.actions and config.new_actions_from in new.actions:
-        copy_action(last, outputs, new.actions.index(config.new_actions_from))
+    source = copy_source(config, old, new)
+    if source is not None:
+        copy_action(last, outputs, source)
     else:
         center_new_actions(last, outputs)
     expand_network(old_critic.net, critic.net, inputs, None, config.new_weight_scale)
@@ -268,8 +276,8 @@ def grown_curiosity(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames, inputs: 
     expand_network(before.forward_model, grown.forward_model, action_columns, None, scale)
     expand_network(before.inverse_model, grown.inverse_model,
                    np.arange(2 * features), outputs, scale)
-    if config.new_actions_from in old.actions and config.new_actions_from in new.actions:
-        source = new.actions.index(config.new_actions_from)
+    source = copy_source(config, old, new)
+    if source is not None:
         added = torch.as_tensor(np.flatnonzero(outputs < 0))
         with torch.no_grad():
             first = _linears(grown.forward_model)[0]
