@@ -1,9 +1,9 @@
 """RL pre-training once per (agent, seed), shared by every novelty of a sweep.
 
 The paper pre-trains each RL agent for 4M env steps per seed (section 7) and measures every
-novelty from that one policy. A sweep runs novelty-major on several workers, so the first run
-of an (agent, seed) to start pre-trains and saves the checkpoint, and every later run of that
-pair loads it and only evaluates it before the novelty. `protocol.pretrained` names the file,
+novelty from that one policy. The first run of an (agent, seed) to start pre-trains and saves
+the checkpoint, and every later run of that pair loads it and only evaluates it before the
+novelty (a sweep takes those runs first: scheduling.py). `protocol.pretrained` names the file,
 e.g. `results/pretrained/{agent}_{seed}.pt`.
 
 An exclusive lock on `<file>.lock` is held while a run decides and, if needed, pre-trains. A
@@ -35,11 +35,11 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from nesyworld.experiments.protocol.records import UNMASKED, CurvePoint, ProtocolConfig
+from nesyworld.experiments.protocol.records import UNMASKED, CurvePoint, ProtocolConfig, RunSpec
 
 __all__ = ["PRETRAINING_KEY", "PROGRESS_EVERY", "PretrainingProgress", "check_pretraining",
-           "checkpoint_path", "ppo_differences", "pretraining_lock", "pretraining_of",
-           "progress_files"]
+           "checkpoint_path", "ppo_differences", "pretrained_checkpoint", "pretraining_lock",
+           "pretraining_of", "progress_files"]
 
 PRETRAINING_KEY = "pretraining"
 """Checkpoint metadata: how the protocol pre-trained it (`pretraining_of`)."""
@@ -67,6 +67,14 @@ def checkpoint_path(template: str, agent: str, seed: int) -> Path | None:
     if agent.endswith(UNMASKED) and "agent" not in fields:
         path = path.with_name(path.stem + UNMASKED + path.suffix)
     return path
+
+
+def pretrained_checkpoint(spec: RunSpec) -> Path | None:
+    """The checkpoint a run loads or pre-trains: an RL agent's under `protocol.pretrained`;
+    None for an agent that is not pre-trained by RL (the hybrid and planning agents)."""
+    if not spec.agent.startswith(("rl", "transfer_rl")):
+        return None
+    return checkpoint_path(spec.protocol.pretrained, spec.agent, spec.seed)
 
 
 @contextlib.contextmanager

@@ -34,8 +34,8 @@ from nesyworld.experiments.protocol.pretraining import (
     PROGRESS_EVERY,
     PretrainingProgress,
     check_pretraining,
-    checkpoint_path,
     ppo_differences,
+    pretrained_checkpoint,
     pretraining_lock,
     pretraining_of,
     progress_files,
@@ -178,8 +178,7 @@ def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None
     (pretraining.py): one pre-training per pair serves every novelty. An unfinished
     pre-training saves its progress as it goes, and the next run of the pair resumes it."""
     p = spec.protocol
-    rl = spec.agent.startswith(("rl", "transfer_rl"))
-    path = checkpoint_path(p.pretrained, spec.agent, spec.seed) if rl else None
+    path = pretrained_checkpoint(spec)
     with pretraining_lock(path) if path is not None else contextlib.nullcontext():
         load = str(path) if path is not None and path.exists() else ""
         agent = make_protocol_agent(spec.agent, _env(spec), spec.domain,

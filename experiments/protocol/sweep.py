@@ -23,7 +23,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Generator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
@@ -50,6 +50,7 @@ from nesyworld.experiments.protocol.results_file import (
     load_records,
     read_latest,
 )
+from nesyworld.experiments.protocol.scheduling import dispatch
 
 DEFAULT_RUN_FN = "nesyworld.experiments.protocol.run:run_protocol"
 Record = dict[str, Any]
@@ -156,24 +157,30 @@ def _watch_parent() -> None:
 def _local(todo: Sequence[RunSpec], args: RunArgs, workers: int
            ) -> Generator[Record, None, None]:
     """Runs in a process pool (spawned workers: no fork of the display thread), yielded as
-    they finish."""
+    they finish. A run is handed to the pool only when a worker is free, the one
+    `next_run` chooses (scheduling.py): a pre-trained checkpoint is used before another is
+    made."""
     import multiprocessing
 
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_watch_parent,
                                mp_context=multiprocessing.get_context("spawn"))
     clean = False
+    pending: dict[Future[Record], RunSpec] = {}
+
+    def wait_any(futures: list[Future[Record]], timeout: float | None) -> set[Future[Record]]:
+        return wait(futures, timeout=timeout, return_when=FIRST_COMPLETED)[0]
+
+    def submit(spec: RunSpec) -> Future[Record]:
+        return pool.submit(execute_run, args[0], spec, *args[1:])
+
     try:
-        pending = {pool.submit(execute_run, args[0], spec, *args[1:]): spec for spec in todo}
-        while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                spec = pending.pop(future)
-                try:
-                    yield future.result()
-                except Exception as exc:  # a worker died (the pool is gone), or pickling
-                    raise RunnerError(
-                        f"the process pool failed at run {spec.key} ({exc!r}); finished "
-                        "runs are saved, start the sweep again to resume") from exc
+        for future, spec in dispatch(todo, workers, submit, wait_any, pending):
+            try:
+                yield future.result()
+            except Exception as exc:  # a worker died (the pool is gone), or pickling
+                raise RunnerError(
+                    f"the process pool failed at run {spec.key} ({exc!r}); finished "
+                    "runs are saved, start the sweep again to resume") from exc
         clean = True
     finally:
         pool.shutdown(wait=clean, cancel_futures=True)
@@ -181,7 +188,8 @@ def _local(todo: Sequence[RunSpec], args: RunArgs, workers: int
 
 def _ray(todo: Sequence[RunSpec], args: RunArgs, workers: int | None,
          address: str | None) -> Generator[Record, None, None]:
-    """The same runs as Ray tasks, one CPU each, yielded as they finish."""
+    """The same runs as Ray tasks, one CPU each, yielded as they finish; as many in flight
+    as `workers` (None: the cluster's CPUs), chosen as the pool's are."""
     try:
         import ray
     except ImportError:
@@ -201,16 +209,19 @@ def _ray(todo: Sequence[RunSpec], args: RunArgs, workers: int | None,
     options: dict[str, Any] = ({"runtime_env": {"env_vars": {LOG_ROOT_ENV: logs}}}
                                if logs else {})
     task = ray.remote(num_cpus=1, max_retries=0, **options)(execute_run)
-    pending = {task.remote(args[0], spec, *args[1:]): spec for spec in todo}
+    slots = workers or max(int(ray.cluster_resources().get("CPU", 1)), 1)
+    pending: dict[Any, RunSpec] = {}
+
+    def wait_any(refs: list[Any], timeout: float | None) -> list[Any]:
+        return ray.wait(refs, num_returns=1, timeout=timeout)[0]
+
     try:
-        while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1)
-            for ref in ready:
-                spec = pending.pop(ref)
-                try:
-                    yield ray.get(ref)
-                except Exception as exc:  # the task's worker died; the others go on
-                    yield crash_record(spec, *args[1:], why=f"Ray worker failed: {exc!r}")
+        for ref, spec in dispatch(todo, slots, lambda s: task.remote(args[0], s, *args[1:]),
+                                  wait_any, pending):
+            try:
+                yield ray.get(ref)
+            except Exception as exc:  # the task's worker died; the others go on
+                yield crash_record(spec, *args[1:], why=f"Ray worker failed: {exc!r}")
     finally:
         for ref in pending:
             with contextlib.suppress(Exception):
