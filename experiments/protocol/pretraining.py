@@ -19,7 +19,8 @@ core. Every `PROGRESS_EVERY` epochs the run saves where it stands beside the che
 (`<file>.partial.pt`, the agent's weights and optimiser, and `<file>.partial.json`, the
 counters and the curve so far), and the next run of the pair resumes from there instead of
 starting over. The resumed run continues with the saved weights, optimiser moments, counters
-and maps; only torch's random stream starts afresh.
+and maps, and every learn call seeds its own random streams, so it ends with the checkpoint an
+uninterrupted pre-training makes (tests/experiments/test_pretraining_progress.py).
 """
 
 from __future__ import annotations

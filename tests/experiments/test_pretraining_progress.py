@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import torch
 
 from nesyworld.experiments.protocol import agents as agents_module
 from nesyworld.experiments.protocol import run as run_module
@@ -32,6 +33,20 @@ def _protocol(tmp_path: Path) -> ProtocolConfig:
                           post_eval_episodes=1, eta=2, success_threshold=1.01,
                           max_episode_steps=20,
                           pretrained=str(tmp_path / "pre" / "{agent}_{seed}.pt"))
+
+
+def same_contents(a: Any, b: Any) -> bool:
+    """Equal checkpoints: every tensor and value alike (the files' bytes may differ by how the
+    archive was written)."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(
+            same_contents(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple):
+        return (isinstance(b, list | tuple) and len(a) == len(b)
+                and all(same_contents(x, y) for x, y in zip(a, b, strict=True)))
+    if isinstance(a, torch.Tensor):
+        return isinstance(b, torch.Tensor) and torch.equal(a, b)
+    return bool(a == b)
 
 
 def _pre(record: dict) -> list[dict]:
@@ -71,6 +86,15 @@ def test_a_stopped_pretraining_resumes_where_it_stood(tmp_path: Path,
     steps = [c["env_steps"] for c in pre]
     assert steps == sorted(steps) and steps[:2] == [c.env_steps for c in saved.curve]
     assert final.is_file() and not weights.exists() and not counters.exists()
+
+    # and it is the pre-training an uninterrupted run makes: every learn call seeds its own
+    # random streams (learning/training/trainer.py, experiments/protocol/agents.py)
+    whole = dataclasses.replace(protocol, pretrained=str(tmp_path / "whole" / "{agent}_{seed}.pt"))
+    uninterrupted = run_protocol(dataclasses.replace(spec, protocol=whole))
+    assert same_contents(torch.load(tmp_path / "whole" / final.name, weights_only=True),
+                         torch.load(final, weights_only=True))
+    assert ([(c["env_steps"], c["success_rate"]) for c in uninterrupted["curve"]]
+            == [(c["env_steps"], c["success_rate"]) for c in record["curve"]])
 
 
 def test_a_damaged_progress_record_starts_over(tmp_path: Path,
