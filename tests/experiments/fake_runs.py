@@ -50,13 +50,11 @@ def flaky_run(spec: RunSpec) -> dict[str, Any]:
 
 def pretraining_run(spec: RunSpec) -> dict[str, Any]:
     """Like `ok_run`, but an RL agent's run first writes its pre-trained checkpoint when it is
-    not there, as a real run does when its pre-training ends (a second's pause first, so a
-    worker that took a run of the same pair would be seen waiting)."""
+    not there, as a real run does when its pre-training ends."""
     from nesyworld.experiments.protocol.pretraining import pretrained_checkpoint
 
     path = pretrained_checkpoint(spec)
     if path is not None and not path.exists():
-        time.sleep(float(os.environ.get("NESYWORLD_FAKE_PRETRAIN", "0")))
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"weights")
     return ok_run(spec)

@@ -102,7 +102,6 @@ def fake_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     log = tmp_path / "calls.log"
     monkeypatch.setenv("NESYWORLD_FAKE_LOG", str(log))
     monkeypatch.setenv("NESYWORLD_FAKE_SLEEP", "0")
-    monkeypatch.setenv("NESYWORLD_FAKE_PRETRAIN", "0")
     return log
 
 
