@@ -27,8 +27,8 @@ __all__ = ["ObstacleCount", "count_breaks", "main"]
 @dataclass(frozen=True)
 class ObstacleCount:
     """Maps by the breaks it took before the target could be approached; `blocked`: maps
-    where the loop ended without reaching it (no obstacle left to approach or break, or
-    `limit` breaks)."""
+    where the loop ended without reaching it (no obstacle left to approach or break, the
+    episode over, or `limit` breaks)."""
 
     breaks: dict[int, int]
     blocked: int
@@ -49,20 +49,28 @@ def count_breaks(novelty: str, target: str, obstacle: str, maps: int, seed: int 
     missing = [name for name in wanted if name not in index]
     if missing:
         raise ValueError(f"{domain} under {novelty} has no action {', '.join(missing)}")
+    if maps < 1 or limit < 0:
+        raise ValueError(f"maps must be at least 1 and limit at least 0, got {maps} and {limit}")
     to_target, to_obstacle, hit = (index[name] for name in wanted)
+
+    def granted(action: int) -> bool | None:
+        """True or False as the world took or refused it; None once the episode is over."""
+        _, _, terminated, truncated, info = env.step(action)
+        return None if terminated or truncated else bool(info["ok"])
+
     counts: collections.Counter[int] = collections.Counter()
     blocked = 0
     for map_seed in range(seed, seed + maps):
         env.reset(seed=map_seed)
         breaks = 0
-        while not env.step(to_target)[4]["ok"]:
-            if (breaks == limit or not env.step(to_obstacle)[4]["ok"]
-                    or not env.step(hit)[4]["ok"]):
-                blocked += 1
+        while (reached := granted(to_target)) is False:
+            if breaks == limit or not granted(to_obstacle) or not granted(hit):
                 break
             breaks += 1
-        else:
+        if reached:
             counts[breaks] += 1
+        else:
+            blocked += 1
     return ObstacleCount(dict(sorted(counts.items())), blocked)
 
 

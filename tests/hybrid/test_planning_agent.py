@@ -102,7 +102,7 @@ def test_new_types_and_actions_are_reported_with_their_step() -> None:
     agent = planning(apply_novelties("pogostick", ["fence"]))
     run_episode(agent.env, agent, seed=0)
     seen = {e.data.get("type") or e.data.get("action"): e.step for e in agent.novelties}
-    assert seen == {"fence": 0, "approach_fence": 0}
+    assert seen == {"fence": 0, "approach_fence": 0, "select_fence": 0}
 
 
 def test_the_monitor_catches_an_action_that_yields_less_than_declared(tmp_path: Path) -> None:
