@@ -23,7 +23,7 @@ from nesyworld.world.novelty.definition import (
 )
 from nesyworld.world.novelty.mid_episode import check_mid_episode
 from nesyworld.world.spec.loader import TOP_KEYS as SPEC_KEYS
-from nesyworld.world.spec.loader import resolve_source
+from nesyworld.world.spec.loader import resolve_extends, resolve_source
 from nesyworld.world.spec.reader import SpecReader
 from nesyworld.world.spec.yaml_source import SourceMap, load_yaml_file, load_yaml_text
 
@@ -46,10 +46,26 @@ MAX_TRANSFORMS = 100
 
 
 def load_novelty(source: str | Path) -> Novelty:
-    """A novelty from a YAML file, a shipped novelty's name (``axe``), or YAML text."""
+    """A novelty from a YAML file, a shipped novelty's name (``axe``), or YAML text.
+
+    `extends: <novelty>` (a path relative to the file, or a shipped novelty's name) makes the
+    document a variant of another novelty: deep-merged onto it as a spec onto the spec it
+    extends, so the variant states only what differs and needs a name of its own. Only files
+    and text resolve it; a definition recorded in a trajectory is read whole (read_novelty).
+    """
     path = resolve_novelty_path(source)
     data, smap = load_yaml_file(path) if path else load_yaml_text(str(source), "<novelty>")
-    return read_novelty(data, smap)
+    if isinstance(data, dict) and "extends" in data and "novelty" not in data:
+        raise smap.error(("extends",), "a novelty that extends another has no name of its own",
+                         key=True, expected="novelty: <a name for the variant>")
+    return read_novelty(*resolve_extends(data, smap, find=_shipped_novelty, kind="novelty"))
+
+
+def _shipped_novelty(name: str) -> Path | None:
+    """A base novelty's path: only a shipped name here (a relative path is tried first)."""
+    from nesyworld.domains import find_novelty
+
+    return find_novelty(name)
 
 
 def read_novelty(data: Any, smap: SourceMap) -> Novelty:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -131,11 +131,15 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def resolve_extends(data: Any, smap: SourceMap, depth: int = 0) -> tuple[Any, SourceMap]:
-    """Apply `extends: <base spec>`: the document is deep-merged onto its base.
+def resolve_extends(data: Any, smap: SourceMap, depth: int = 0,
+                    find: Callable[[str], Path | None] | None = None,
+                    kind: str = "spec") -> tuple[Any, SourceMap]:
+    """Apply `extends: <base>`: the document is deep-merged onto its base.
 
     A variant of a task (the full pogostick task, a novelty) states only what differs, and the
-    base stays the single source of the rest.
+    base stays the single source of the rest. The base is a path relative to the document's
+    file or what `find` names (a shipped spec's name by default); novelties extend novelties
+    the same way (world/novelty/reading.py).
     """
     if not isinstance(data, dict) or "extends" not in data:
         return data, smap
@@ -144,18 +148,19 @@ def resolve_extends(data: Any, smap: SourceMap, depth: int = 0) -> tuple[Any, So
                          expected="at most 8 levels")
     ref = data["extends"]
     if not isinstance(ref, str) or not ref or "\n" in ref:
-        raise smap.error(("extends",), "wrong type", found=ref, expected="a spec path or name")
+        raise smap.error(("extends",), "wrong type", found=ref,
+                         expected=f"a {kind} path or name")
     base_path = Path(smap.file).parent / ref
     if not _is_file(base_path):
         try:
-            found = resolve_spec_path(ref)
+            found = (find or resolve_spec_path)(ref)
         except SpecError:
             found = None
         if found is None:
-            raise smap.error(("extends",), f"cannot find base spec '{_cut(ref)}'", found=ref,
-                             expected="a path relative to this file or a shipped spec name")
+            raise smap.error(("extends",), f"cannot find base {kind} '{_cut(ref)}'", found=ref,
+                             expected=f"a path relative to this file or a shipped {kind} name")
         base_path = found
-    base, base_map = resolve_extends(*load_yaml_file(base_path), depth + 1)
+    base, base_map = resolve_extends(*load_yaml_file(base_path), depth + 1, find, kind)
     over = {k: v for k, v in data.items() if k != "extends"}
     return merge_documents(base, base_map, over, smap)
 
