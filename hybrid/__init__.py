@@ -30,9 +30,10 @@ if TYPE_CHECKING:
     from nesyworld.hybrid.execution.operators import GroundOperator
     from nesyworld.hybrid.recording.reader import RecordingError, read_recording
     from nesyworld.hybrid.recording.writer import EpisodeRecorder, EpisodeRecording
+    from nesyworld.hybrid.recovery.config import RecoveryConfig, RecoveryResult
     from nesyworld.hybrid.recovery.env import RecoveryEnv, RecoveryEnvConfig
     from nesyworld.hybrid.recovery.learned_operator import LearnedOperator
-    from nesyworld.hybrid.recovery.recover import Recovery, RecoveryConfig, RecoveryResult
+    from nesyworld.hybrid.recovery.recover import Recovery
     from nesyworld.hybrid.repair.repairer import ModelRepair, RepairConfig, RepairResult
 
 __getattr__, __all__ = lazy_exports(__name__, {

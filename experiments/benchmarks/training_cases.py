@@ -10,8 +10,8 @@ from nesyworld.experiments.benchmarks.minimal_ppo import MinimalPPO
 from nesyworld.hybrid.agents.planning_agent import PlanningAgent, PlanningConfig
 from nesyworld.hybrid.execution.monitor import OperatorFailure
 from nesyworld.hybrid.recovery.batched_env import recovery_vector_env_factory
+from nesyworld.hybrid.recovery.config import RecoveryConfig, batched_train_config
 from nesyworld.hybrid.recovery.env import recovery_env_factory
-from nesyworld.hybrid.recovery.recover import RecoveryConfig, batched_train_config
 from nesyworld.learning import (
     ICMConfig,
     PPOConfig,

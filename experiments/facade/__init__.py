@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from nesyworld.hybrid.agents.protocol import Agent
     from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig, TransferRLAgent
     from nesyworld.hybrid.execution.episode import EpisodeResult, run_episode
-    from nesyworld.hybrid.recovery.recover import RecoveryConfig
+    from nesyworld.hybrid.recovery.config import RecoveryConfig
     from nesyworld.hybrid.repair.repairer import RepairConfig
     from nesyworld.symbolic.derivation.derive import Derivation, derive
     from nesyworld.symbolic.knowledge_base import KnowledgeBase

@@ -39,9 +39,10 @@ from nesyworld.hybrid.execution.monitor import OperatorFailure
 from nesyworld.hybrid.execution.operators import GroundOperator
 from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, Knowledge
 from nesyworld.hybrid.knowledge.regime import check_knowledge
+from nesyworld.hybrid.recovery.config import RecoveryConfig, RecoveryResult
 from nesyworld.hybrid.recovery.gaps import gap_failure, missing_item
 from nesyworld.hybrid.recovery.learned_operator import LearnedOperator
-from nesyworld.hybrid.recovery.recover import Recovery, RecoveryConfig, RecoveryResult
+from nesyworld.hybrid.recovery.recover import Recovery
 from nesyworld.hybrid.repair.evidence import gather
 from nesyworld.hybrid.repair.repairer import (
     ModelRepair,

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 from nesyworld.world.exports import lazy_exports
 
 if TYPE_CHECKING:
+    from nesyworld.hybrid.recovery.config import RecoveryConfig, RecoveryResult
     from nesyworld.hybrid.recovery.env import RecoveryEnv, RecoveryEnvConfig
     from nesyworld.hybrid.recovery.learned_operator import LearnedOperator
-    from nesyworld.hybrid.recovery.recover import Recovery, RecoveryConfig, RecoveryResult
+    from nesyworld.hybrid.recovery.recover import Recovery
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "env": ["RecoveryEnv", "RecoveryEnvConfig"],

@@ -5,7 +5,7 @@ in all are its learning plus its evaluation steps."""
 from __future__ import annotations
 
 from nesyworld import KnowledgeBase, PlanningAgent, PlanningConfig, apply_novelties, run_episode
-from nesyworld.hybrid.recovery.recover import RecoveryResult
+from nesyworld.hybrid.recovery.config import RecoveryResult
 from nesyworld.world.envs import NesyGridEnv
 
 

@@ -121,7 +121,7 @@ def test_the_recovery_factory_is_batched_where_the_world_runs_there() -> None:
 
 
 def test_chunks_and_epochs_are_whole_rounds_of_the_copies() -> None:
-    from nesyworld.hybrid.recovery.recover import RecoveryConfig, batched_train_config
+    from nesyworld.hybrid.recovery.config import RecoveryConfig, batched_train_config
 
     train = RecoveryConfig().train
     assert batched_train_config(train, 4).collect_chunk == 500

@@ -10,13 +10,14 @@ from nesyworld.hybrid.agents.planning_agent import pre_novelty_actions
 from nesyworld.hybrid.boundary import WorldAdapter
 from nesyworld.hybrid.execution.monitor import OperatorFailure
 from nesyworld.hybrid.knowledge.regime import observed_types
+from nesyworld.hybrid.recovery.config import RecoveryConfig
 from nesyworld.hybrid.recovery.env import (
     focus_actions,
     new_types,
     novel_actions,
     recovery_actions,
 )
-from nesyworld.hybrid.recovery.recover import Recovery, RecoveryConfig
+from nesyworld.hybrid.recovery.recover import Recovery
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world import World
 from nesyworld.world.envs.gym_env import NesyGridEnv

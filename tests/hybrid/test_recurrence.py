@@ -12,7 +12,8 @@ from nesyworld.hybrid import PlanningAgent, run_episode
 from nesyworld.hybrid.agents.planning_agent import PlanningConfig
 from nesyworld.hybrid.execution.monitor import OperatorFailure
 from nesyworld.hybrid.recovery import recover
-from nesyworld.hybrid.recovery.recover import RARE, Recovery, RecoveryConfig
+from nesyworld.hybrid.recovery.config import RecoveryConfig
+from nesyworld.hybrid.recovery.recover import RARE, Recovery
 from nesyworld.hybrid.recovery.recurrence import RecurrenceTest, binomial_cdf
 from nesyworld.hybrid.recovery.starts import SampledStarts
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
