@@ -6,16 +6,15 @@ PettingZoo envs, the symbolic abstraction and the recovery learner all wrap the 
 
 from __future__ import annotations
 
-import inspect
 import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
-from nesyworld.world.actions.base import Action, GroundedAction, MaskContext
+from nesyworld.world.actions.base import Action, GroundedAction
 from nesyworld.world.actions.interact import pick_up_beside
 from nesyworld.world.errors import ActionRefused, SpecError
 from nesyworld.world.kernels.keys import episode_key, stream_of
@@ -25,6 +24,7 @@ from nesyworld.world.registry import ACTIONS, CONTROLLERS
 from nesyworld.world.simulation.catalog import TypeCatalog
 from nesyworld.world.simulation.events import run_events
 from nesyworld.world.simulation.layout import build_layout
+from nesyworld.world.simulation.masks import MaskPlan
 from nesyworld.world.simulation.state import DIRECTIONS, Scheduled, WorldState
 from nesyworld.world.spec.loader import load_spec
 from nesyworld.world.spec.model import WorldSpec
@@ -48,51 +48,6 @@ class Snapshot:
 
     state: WorldState
     rng_state: Mapping[str, Any]
-
-
-# an action's `mask`, or its class's `mask_instances`: one bool per argument, a list or an array
-_MaskFn = Callable[..., "Sequence[bool] | np.ndarray"]
-_Group = tuple[_MaskFn, slice, list[Any], bool]
-
-
-@dataclass(frozen=True)
-class _MaskPlan:
-    """How `World.action_mask` evaluates one agent's actions."""
-
-    always: list[bool]  # True where the action's class never refuses (no `check` of its own)
-    # (mask or mask_instances, the slice of the mask it fills, its args or instances, whether
-    # it takes a MaskContext): one call per run of groundings or of instances of one class
-    groups: tuple[_Group, ...]
-    context_groups: tuple[_Group, ...]  # those whose answer depends on the context alone
-    checks: tuple[tuple[int, Any, Any], ...]  # (index, check, arg): classes with only a check
-    needs_ctx: bool
-    # the last context, and `always` with the context groups' answers for it filled in
-    memo: list[Any] = field(default_factory=lambda: [object(), None])
-
-
-def _mask_kind(action: Action) -> tuple[str, bool]:
-    """How `action_mask` learns whether the action would be refused: "instances" by the
-    class's `mask_instances`, together with neighbouring instances of the same class; "mask"
-    by its `mask`; "always" when the class never refuses (no `check` of its own); "check" by
-    `check`. A class's mask answers for its check only if it is defined where `check` is, or
-    below: a subclass that changes `check` alone falls back to its `check`. Second: the mask
-    depends on the MaskContext alone (`MASK_FROM_CONTEXT`, declared for that mask)."""
-    mro = type(action).__mro__
-
-    def owner(name: str) -> type:
-        return next(k for k in mro if name in k.__dict__)
-
-    check_owner, mask_owner = owner("check"), owner("mask")
-    if mask_owner is not Action and issubclass(mask_owner, check_owner):
-        group_owner = owner("mask_instances")
-        if not action.GROUNDED and group_owner is not Action and issubclass(
-                group_owner, mask_owner):
-            kind, mask_owner = "instances", group_owner
-        else:
-            kind = "mask"
-        return kind, action.MASK_FROM_CONTEXT and issubclass(
-            owner("MASK_FROM_CONTEXT"), mask_owner)
-    return ("always" if check_owner is Action else "check"), False
 
 
 class World:
@@ -276,76 +231,11 @@ class World:
         """Which of the agent's actions would not be refused now (approach ignores other
         agents standing in the way; it may still be refused when one blocks the only path)."""
         agent = self.main if agent is None else agent
-        plan = self._mask_groups(agent)
-        ctx = MaskContext.of(self, agent) if plan.needs_ctx else None
-        memo = plan.memo
-        if memo[0] == ctx:  # most steps leave the agent's surroundings as they were
-            out = memo[1].copy()
-        else:
-            out = plan.always.copy()
-            for mask, where, args, _ in plan.context_groups:
-                ok = mask(self, agent, args, ctx)
-                out[where] = ok.tolist() if type(ok) is np.ndarray else ok
-            memo[0], memo[1] = ctx, out.copy()
-        for mask, where, args, takes_ctx in plan.groups:
-            ok = mask(self, agent, args, ctx) if takes_ctx else mask(self, agent, args)
-            # one value per argument; a list slice takes an array's much faster as a list
-            out[where] = ok.tolist() if type(ok) is np.ndarray else ok
-        for i, check, arg in plan.checks:
-            out[i] = check(self, agent, arg) is None
-        if len(out) != len(plan.always):
-            raise ValueError(self._bad_mask(agent, plan, ctx))
-        return np.array(out, dtype=bool)
-
-    def _mask_groups(self, agent: int) -> _MaskPlan:
-        """How `action_mask` evaluates the agent's actions, worked out once per agent."""
-        cache: dict[int, _MaskPlan] | None = getattr(self, "_mask_group_cache", None)
-        if cache is None:
-            cache = {}
-            self._mask_group_cache = cache
-        if agent not in cache:
-            acts = self._agent_actions[agent]
-            always = [False] * len(acts)
-            checks: list[tuple[int, Any, Any]] = []
-            runs: list[tuple[object, _MaskFn, int, list[Any], bool]] = []
-            key: object
-            mask: _MaskFn
-            for i, g in enumerate(acts):
-                kind, from_context = _mask_kind(g.action)
-                if kind == "always":
-                    always[i] = True
-                    continue
-                if kind == "check":
-                    checks.append((i, g.action.check, g.arg))
-                    continue
-                if kind == "instances":
-                    # never None here: _mask_kind picks a class's own mask_instances only
-                    key, item = type(g.action), g.action
-                    mask = cast(_MaskFn, type(g.action).mask_instances)
-                else:
-                    key, mask, item = g.action, g.action.mask, g.arg
-                last = runs[-1] if runs else None
-                if last is not None and last[0] is key and last[2] + len(last[3]) == i:
-                    last[3].append(item)
-                else:
-                    runs.append((key, mask, i, [item], from_context))
-            groups: list[_Group] = []
-            context_groups: list[_Group] = []
-            for _, mask, start, items, from_context in runs:
-                takes_ctx = "ctx" in inspect.signature(mask).parameters
-                group = (mask, slice(start, start + len(items)), items, takes_ctx)
-                (context_groups if from_context and takes_ctx else groups).append(group)
-            cache[agent] = _MaskPlan(always, tuple(groups), tuple(context_groups),
-                                     tuple(checks), any(g[3] for g in groups + context_groups))
-        return cache[agent]
-
-    def _bad_mask(self, agent: int, plan: _MaskPlan, ctx: MaskContext | None) -> str:
-        """The error for a class mask that gave the wrong number of values."""
-        for mask, _, args, takes_ctx in plan.groups + plan.context_groups:
-            ok = mask(self, agent, args, ctx) if takes_ctx else mask(self, agent, args)
-            if len(ok) != len(args):
-                return f"{mask.__qualname__} gave {len(ok)} values for {len(args)} arguments"
-        return "a mask gave the wrong number of values"
+        plans: dict[int, MaskPlan] = self.__dict__.setdefault("_mask_plans", {})
+        plan = plans.get(agent)
+        if plan is None:  # worked out once per agent (transition_to drops them)
+            plan = plans[agent] = MaskPlan.of(self._agent_actions[agent])
+        return plan.evaluate(self, agent)
 
     # --------------------------------------------------------------------- queries
     def goal_reached(self, agent: int | None = None) -> bool:
