@@ -37,6 +37,7 @@ from nesyworld.hybrid.baselines.shaping import PlanShapedReward, ShapingConfig
 from nesyworld.hybrid.baselines.transfer import (
     SpaceNames,
     TransferConfig,
+    carried_over,
     space_names,
     transfer_checkpoint,
 )
@@ -94,7 +95,7 @@ FORBIDDEN_BY_DEFAULT = ("give_up",)
 DEFAULT_SHAPING = ShapingConfig()
 DEFAULT_TRANSFER = TransferConfig()
 PAPER_TRANSFER = TransferConfig(new_weight_scale=1.0, new_actions_from="nop",
-                                keep_curiosity=True)
+                                keep_curiosity=True, moments="novelgym")
 """The paper's transfer, for its baselines (the protocol's `_unmasked` agents). NovelGym
 pre-trains with placeholders that a novelty fills in: observation slots for two more entity
 types (appendix C.1: "placeholders for two additional objects"), which stay at their initial
@@ -442,6 +443,7 @@ class TransferRLAgent(RLAgent):
             ckpt = source.checkpoint
         else:
             ckpt = source if isinstance(source, Checkpoint) else load_checkpoint(source)
+        ckpt = carried_over(ckpt, transfer)  # the moments a transfer keeps, spaces changed or not
         self.transfer = transfer
         self.expansions: list[dict[str, Any]] = []  # what each adaptation added, and when
         super().__init__(env, kb, config, shaping, train_env, checkpoint=ckpt)

@@ -24,6 +24,7 @@ import torch
 from gymnasium.spaces.utils import flatdim
 from torch import nn
 
+from nesyworld.hybrid.baselines.transfer_moments import grow_moments
 from nesyworld.learning import Checkpoint
 from nesyworld.learning.algorithms.icm import curiosity_module
 from nesyworld.learning.algorithms.networks import MaskedActor, ValueCritic
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
 Label = tuple[Hashable, ...]
 
 TRANSFERABLE_KINDS = ("lidar", "local_view", "dict")
+MOMENTS = ("unchanged_spaces", "all", "novelgym")
+"""The values of `TransferConfig.moments`."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,28 @@ class TransferConfig:
     through a novelty trained (its checkpoint holds the ICM with the policy), and found only
     what the novelty changed surprising; a fresh one finds every transition surprising at
     first."""
+
+    moments: str = "unchanged_spaces"
+    """Which optimiser moments come through (hybrid/baselines/transfer_moments.py):
+    "unchanged_spaces", all of them where no space changed and none where one did (Adam
+    restarts); "all", the policy's and, with `keep_curiosity`, the curiosity model's, grown
+    to the new spaces; "novelgym", what NovelGym's checkpoint held, one optimiser: the
+    curiosity model's for an agent with curiosity (the policy's Adam restarts), else the
+    policy's."""
+
+    def __post_init__(self) -> None:
+        if self.moments not in MOMENTS:
+            raise ValueError(f"TransferConfig.moments is {self.moments!r}; expected one of "
+                             + ", ".join(MOMENTS))
+
+    def kept_moments(self, curiosity: bool) -> tuple[bool, bool]:
+        """Whether the policy's and the curiosity model's moments come through a change of
+        the spaces, for an agent with or without `curiosity`."""
+        if self.moments == "all":
+            return True, curiosity
+        if self.moments == "novelgym":
+            return not curiosity, curiosity
+        return False, False
 
 
 def _kind_labels(kind: str, types: Sequence[str], space: gym.Space,
@@ -214,16 +239,28 @@ def copy_source(config: TransferConfig, old: SpaceNames, new: SpaceNames) -> int
     return new.actions.index(name) if name in old.actions and name in new.actions else None
 
 
+def carried_over(ckpt: Checkpoint, config: TransferConfig) -> Checkpoint:
+    """`ckpt` as it comes through a novelty that changes no space: with the optimisers'
+    moments `config.moments` keeps (all of them by default)."""
+    if config.moments == "unchanged_spaces":
+        return ckpt
+    keep_policy, keep_icm = config.kept_moments(ckpt.icm is not None)
+    return dataclasses.replace(
+        ckpt, ppo_optim_state=ckpt.ppo_optim_state if keep_policy else None,
+        icm_optim_state=ckpt.icm_optim_state if keep_icm else None)
+
+
 def transfer_checkpoint(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames,
                         observation_space: gym.Space, action_space: gym.spaces.Discrete,
                         config: TransferConfig = TransferConfig()) -> Checkpoint:
     """`ckpt` grown (or shrunk) from the spaces named `old` to those named `new`.
 
-    The optimiser moments are dropped: they are shaped by the old spaces, and Adam restarts
-    cheaply. So is the ICM (if any), unless `config.keep_curiosity` grows it too.
+    The ICM (if any) is dropped unless `config.keep_curiosity` grows it too; the optimisers'
+    moments as `config.moments` says (hybrid/baselines/transfer_moments.py).
     """
     if old == new:
-        return ckpt
+        return carried_over(ckpt, config)
+    keep_policy, keep_icm = config.kept_moments(ckpt.icm is not None)
     inputs, outputs = slot_map(old.observation, new.observation), slot_map(old.actions,
                                                                             new.actions)
     if not (inputs >= 0).any():
@@ -236,31 +273,45 @@ def transfer_checkpoint(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames,
         actor, critic = MaskedActor(n_obs, n_act, hidden), ValueCritic(n_obs, hidden)
     old_critic = ValueCritic(ckpt.obs_dim, hidden)
     old_critic.load_state_dict(ckpt.critic_state)
-    expand_network(ckpt.actor().net, actor.net, inputs, outputs, config.new_weight_scale)
-    last = _linears(actor.net)[-1]
     source = copy_source(config, old, new)
-    if source is not None:
-        copy_action(last, outputs, source)
-    else:
-        center_new_actions(last, outputs)
-    expand_network(old_critic.net, critic.net, inputs, None, config.new_weight_scale)
-    icm_state = None
+
+    def grow_policy(before: nn.Module, after: nn.Module, scale: float, center: bool) -> None:
+        """Actor then critic, as PPO's optimiser holds them (`nn.ModuleList` of the two)."""
+        part = nn.Module.get_submodule
+        expand_network(part(before, "0.net"), part(after, "0.net"), inputs, outputs, scale)
+        last = _linears(part(after, "0.net"))[-1]
+        if source is not None:
+            copy_action(last, outputs, source)
+        elif center:
+            center_new_actions(last, outputs)
+        expand_network(part(before, "1.net"), part(after, "1.net"), inputs, None, scale)
+
+    before, after = nn.ModuleList([ckpt.actor(), old_critic]), nn.ModuleList([actor, critic])
+    grow_policy(before, after, config.new_weight_scale, True)
+    ppo_optim_state = None
+    if keep_policy and ckpt.ppo_optim_state is not None:
+        ppo_optim_state = grow_moments(ckpt.ppo_optim_state, before, after,
+                                       lambda b, a: grow_policy(b, a, 0.0, False))
+    icm_state = icm_optim_state = None
     if config.keep_curiosity and ckpt.icm is not None and ckpt.icm_state is not None:
-        icm_state = grown_curiosity(ckpt, old, new, inputs, outputs, config)
+        icm_state, icm_optim_state = grown_curiosity(ckpt, old, new, inputs, outputs, config,
+                                                     keep_icm)
     added = {"observation": int((inputs < 0).sum()), "actions": int((outputs < 0).sum())}
     return dataclasses.replace(
         ckpt, observation_space=observation_space, action_space=action_space, obs_dim=n_obs,
         actor_state=actor.state_dict(), critic_state=critic.state_dict(),
-        ppo_optim_state=None, icm_state=icm_state, icm_optim_state=None,
+        ppo_optim_state=ppo_optim_state, icm_state=icm_state, icm_optim_state=icm_optim_state,
         metadata={**ckpt.metadata, "names": new.as_dict(),
                   "transfers": [*ckpt.metadata.get("transfers", []), added]})
 
 
 def grown_curiosity(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames, inputs: np.ndarray,
-                    outputs: np.ndarray, config: TransferConfig) -> dict[str, torch.Tensor]:
+                    outputs: np.ndarray, config: TransferConfig, moments: bool = False
+                    ) -> tuple[dict[str, torch.Tensor], dict[str, Any] | None]:
     """`ckpt`'s ICM weights grown to the new spaces, as `transfer_checkpoint` grows the
     policy: the feature net's inputs by `inputs`, the forward model's one-hot action inputs
-    (after the features) and the inverse model's action outputs by `outputs`."""
+    (after the features) and the inverse model's action outputs by `outputs`; with
+    `moments`, its optimiser's state grown the same way (None when it has none)."""
     assert ckpt.icm is not None and ckpt.icm_state is not None
     n_obs, n_act = len(new.observation), len(new.actions)
     with torch.random.fork_rng(devices=[]):  # the caller's random stream stays untouched
@@ -271,16 +322,25 @@ def grown_curiosity(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames, inputs: 
     features = ckpt.icm.feature_dim
     action_columns = np.concatenate([np.arange(features),
                                      np.where(outputs >= 0, features + outputs, -1)])
-    scale = config.new_weight_scale
-    expand_network(before.feature_net, grown.feature_net, inputs, None, scale)
-    expand_network(before.forward_model, grown.forward_model, action_columns, None, scale)
-    expand_network(before.inverse_model, grown.inverse_model,
-                   np.arange(2 * features), outputs, scale)
     source = copy_source(config, old, new)
-    if source is not None:
-        added = torch.as_tensor(np.flatnonzero(outputs < 0))
-        with torch.no_grad():
-            first = _linears(grown.forward_model)[0]
-            first.weight[:, features + added] = first.weight[:, [features + source]]
-        copy_action(_linears(grown.inverse_model)[-1], outputs, source)
-    return {k: v.detach().clone() for k, v in grown.state_dict().items()}
+
+    def grow(old_icm: nn.Module, new_icm: nn.Module, scale: float) -> None:
+        def parts(name: str) -> tuple[nn.Module, nn.Module]:
+            return old_icm.get_submodule(name), new_icm.get_submodule(name)
+
+        expand_network(*parts("feature_net"), inputs, None, scale)
+        expand_network(*parts("forward_model"), action_columns, None, scale)
+        expand_network(*parts("inverse_model"), np.arange(2 * features), outputs, scale)
+        if source is not None:
+            added = torch.as_tensor(np.flatnonzero(outputs < 0))
+            with torch.no_grad():
+                first = _linears(new_icm.get_submodule("forward_model"))[0]
+                first.weight[:, features + added] = first.weight[:, [features + source]]
+            copy_action(_linears(new_icm.get_submodule("inverse_model"))[-1], outputs, source)
+
+    grow(before, grown, config.new_weight_scale)
+    optim_state = None
+    if moments and ckpt.icm_optim_state is not None:
+        optim_state = grow_moments(ckpt.icm_optim_state, before, grown,
+                                   lambda b, a: grow(b, a, 0.0))
+    return {k: v.detach().clone() for k, v in grown.state_dict().items()}, optim_state
