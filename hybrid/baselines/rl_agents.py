@@ -103,7 +103,8 @@ weights since they read 0 throughout, and no-op actions that a novelty renames
 (`nop_placeholder1 -> approach_water_bucket`). So a new input starts at the fresh
 initialisation (scale 1) and a new action as the trained no-op (TransferConfig), and the
 curiosity model comes through trained, grown the same way, as NovelGym's did (no space of
-its changed)."""
+its changed). NovelGym's checkpoint also held one optimiser, which its novelty runs loaded:
+PPO's, or the curiosity model's for its PPO+ICM agent; so do these (`moments`)."""
 
 
 @dataclass(frozen=True)
