@@ -20,7 +20,8 @@ if TYPE_CHECKING:
         RandomAgent,
     )
     from nesyworld.hybrid.agents.protocol import Agent
-    from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig, TransferRLAgent
+    from nesyworld.hybrid.baselines.rl_agents import RLAgent, TransferRLAgent
+    from nesyworld.hybrid.baselines.rl_config import RLConfig
     from nesyworld.hybrid.baselines.shaping import PlanShapedReward, ShapingConfig
     from nesyworld.hybrid.baselines.vector_envs import VectorPlanShapedReward
     from nesyworld.hybrid.boundary.interface import Environment, Host, OracleRefused, Outcome
@@ -41,7 +42,8 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "agents.names": ["HYBRID_AGENTS"],
     "agents.planning_agent": ["AgentEvent", "PlanningAgent", "PlanningConfig", "RandomAgent"],
     "agents.protocol": ["Agent"],
-    "baselines.rl_agents": ["RLAgent", "RLConfig", "TransferRLAgent"],
+    "baselines.rl_agents": ["RLAgent", "TransferRLAgent"],
+    "baselines.rl_config": ["RLConfig"],
     "baselines.shaping": ["PlanShapedReward", "ShapingConfig"],
     "baselines.vector_envs": ["VectorPlanShapedReward"],
     "adapters.hosts": ["host_for", "register_host"],
@@ -54,6 +56,7 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "recording.writer": ["EpisodeRecorder", "EpisodeRecording"],
     "recovery.env": ["RecoveryEnv", "RecoveryEnvConfig"],
     "recovery.learned_operator": ["LearnedOperator"],
-    "recovery.recover": ["Recovery", "RecoveryConfig", "RecoveryResult"],
+    "recovery.recover": ["Recovery"],
+    "recovery.config": ["RecoveryConfig", "RecoveryResult"],
     "repair.repairer": ["ModelRepair", "RepairConfig", "RepairResult"],
 })

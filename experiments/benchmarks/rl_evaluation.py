@@ -33,7 +33,7 @@ def measure(steps: int, episodes: int, max_steps: int, repeats: int,
     from gymnasium.wrappers import TimeLimit
 
     from nesyworld.hybrid import RLAgent, RLConfig, run_episode
-    from nesyworld.hybrid.baselines.rl_agents import PRE_NOVELTY_TRAIN
+    from nesyworld.hybrid.baselines.rl_config import PRE_NOVELTY_TRAIN
     from nesyworld.world.envs import NesyGridEnv
 
     train = dataclasses.replace(PRE_NOVELTY_TRAIN, progress=False, eval_episodes=1,

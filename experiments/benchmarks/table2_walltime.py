@@ -62,7 +62,7 @@ def rl_rates(steps: int, settings: RLOverrides = RLOverrides()) -> dict[str, flo
     """PPO training steps/s (after a warm-up call that pays tianshou's compilation) and the
     trained policy's acting steps/s in evaluation episodes."""
     from nesyworld.hybrid import RLAgent, RLConfig
-    from nesyworld.hybrid.baselines.rl_agents import PAPER_PRE_NOVELTY_PPO, PRE_NOVELTY_TRAIN
+    from nesyworld.hybrid.baselines.rl_config import PAPER_PRE_NOVELTY_PPO, PRE_NOVELTY_TRAIN
     from nesyworld.hybrid.seeding import RunSeeds
     from nesyworld.world.envs import NesyGridEnv
 

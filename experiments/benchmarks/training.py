@@ -59,7 +59,8 @@ from nesyworld.experiments.benchmarks.training_cases import (
     ppo_train_config,
     recovery_setting,
 )
-from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig
+from nesyworld.hybrid.baselines.rl_agents import RLAgent
+from nesyworld.hybrid.baselines.rl_config import RLConfig
 from nesyworld.learning import EpochRecord, ICMConfig, PPOConfig, TrainConfig, train
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world.envs.gym_env import NesyGridEnv

@@ -39,7 +39,8 @@ if TYPE_CHECKING:
         RandomAgent,
     )
     from nesyworld.hybrid.agents.protocol import Agent
-    from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig, TransferRLAgent
+    from nesyworld.hybrid.baselines.rl_agents import RLAgent, TransferRLAgent
+    from nesyworld.hybrid.baselines.rl_config import RLConfig
     from nesyworld.hybrid.execution.episode import EpisodeResult, run_episode
     from nesyworld.hybrid.recovery.config import RecoveryConfig
     from nesyworld.hybrid.repair.repairer import RepairConfig
@@ -74,10 +75,10 @@ _LAZY = {
     "PlanningAgent": "nesyworld.hybrid.agents.planning_agent",
     "PlanningConfig": "nesyworld.hybrid.agents.planning_agent",
     "HybridAgent": "nesyworld.hybrid.agents.hybrid_agent",
-    "RecoveryConfig": "nesyworld.hybrid.recovery.recover",
+    "RecoveryConfig": "nesyworld.hybrid.recovery.config",
     "RepairConfig": "nesyworld.hybrid.repair.repairer",
     "RLAgent": "nesyworld.hybrid.baselines.rl_agents",
-    "RLConfig": "nesyworld.hybrid.baselines.rl_agents",
+    "RLConfig": "nesyworld.hybrid.baselines.rl_config",
     "TransferRLAgent": "nesyworld.hybrid.baselines.rl_agents",
     "run_episode": "nesyworld.hybrid.execution.episode",
     "EpisodeResult": "nesyworld.hybrid.execution.episode",

@@ -29,11 +29,11 @@ from typing import cast
 import numpy as np
 
 from nesyworld.hybrid.baselines.legal_actions import offered, trained_with_masks
-from nesyworld.hybrid.baselines.rl_agents import (
+from nesyworld.hybrid.baselines.rl_agents import TransferRLAgent
+from nesyworld.hybrid.baselines.rl_config import (
     DEFAULT_TRANSFER,
     PAPER_TRANSFER,
     TRANSFER_RL_CONFIG,
-    TransferRLAgent,
 )
 from nesyworld.learning import load_checkpoint, mask_from_info
 from nesyworld.world.envs import NesyGridEnv, NoveltyInjector

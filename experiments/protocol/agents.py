@@ -26,7 +26,7 @@ from nesyworld.hybrid import (
     hybrid_configs,
     run_episode,
 )
-from nesyworld.hybrid.baselines.rl_agents import (
+from nesyworld.hybrid.baselines.rl_config import (
     DEFAULT_TRANSFER,
     PAPER_POST_NOVELTY_PPO,
     PAPER_PRE_NOVELTY_PPO,

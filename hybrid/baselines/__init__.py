@@ -17,14 +17,16 @@ if TYPE_CHECKING:
         steady_world,
     )
     from nesyworld.hybrid.baselines.legal_actions import ForbidActions
-    from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig, TransferRLAgent
+    from nesyworld.hybrid.baselines.rl_agents import RLAgent, TransferRLAgent
+    from nesyworld.hybrid.baselines.rl_config import RLConfig
     from nesyworld.hybrid.baselines.shaping import PlanShapedReward, ShapingConfig
     from nesyworld.hybrid.baselines.vector_envs import VectorPlanShapedReward
 
 __getattr__, __all__ = lazy_exports(__name__, {
     "batched_episodes": ["evaluate_policy", "play_batched", "policy_actions", "steady_world"],
     "legal_actions": ["ForbidActions"],
-    "rl_agents": ["RLAgent", "RLConfig", "TransferRLAgent"],
+    "rl_agents": ["RLAgent", "TransferRLAgent"],
+    "rl_config": ["RLConfig"],
     "shaping": ["PlanShapedReward", "ShapingConfig"],
     "vector_envs": ["VectorPlanShapedReward"],
 })

@@ -17,5 +17,6 @@ if TYPE_CHECKING:
 __getattr__, __all__ = lazy_exports(__name__, {
     "env": ["RecoveryEnv", "RecoveryEnvConfig"],
     "learned_operator": ["LearnedOperator"],
-    "recover": ["Recovery", "RecoveryConfig", "RecoveryResult"],
+    "recover": ["Recovery"],
+    "config": ["RecoveryConfig", "RecoveryResult"],
 })

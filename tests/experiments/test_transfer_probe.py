@@ -12,7 +12,8 @@ import pytest
 
 from nesyworld.experiments.probe import probe_transfer
 from nesyworld.experiments.probe.transfer_probe import main
-from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig
+from nesyworld.hybrid.baselines.rl_agents import RLAgent
+from nesyworld.hybrid.baselines.rl_config import RLConfig
 from nesyworld.learning import load_checkpoint, save_checkpoint
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world.envs import NesyGridEnv

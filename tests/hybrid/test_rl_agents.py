@@ -16,7 +16,8 @@ import torch
 from nesyworld.domains import scripted_solution
 from nesyworld.hybrid import Agent, run_episode
 from nesyworld.hybrid.agents.planning_agent import ScriptedAgent
-from nesyworld.hybrid.baselines.rl_agents import ForbidActions, RLAgent, RLConfig, TransferRLAgent
+from nesyworld.hybrid.baselines.rl_agents import ForbidActions, RLAgent, TransferRLAgent
+from nesyworld.hybrid.baselines.rl_config import RLConfig
 from nesyworld.hybrid.baselines.shaping import PlanShapedReward, ShapingConfig
 from nesyworld.hybrid.baselines.transfer import TransferConfig, space_names
 from nesyworld.hybrid.execution.operators import ground

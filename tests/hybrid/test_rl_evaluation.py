@@ -22,7 +22,8 @@ from nesyworld.hybrid.baselines.batched_episodes import (
     policy_actions,
     steady_world,
 )
-from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig, TransferRLAgent
+from nesyworld.hybrid.baselines.rl_agents import RLAgent, TransferRLAgent
+from nesyworld.hybrid.baselines.rl_config import RLConfig
 from nesyworld.learning import TrainConfig
 from nesyworld.world.envs.gym_env import NesyGridEnv
 from nesyworld.world.envs.vector_env import NesyVectorEnv

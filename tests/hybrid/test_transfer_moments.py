@@ -10,7 +10,8 @@ import pytest
 import torch
 from torch import nn
 
-from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig, TransferRLAgent
+from nesyworld.hybrid.baselines.rl_agents import RLAgent, TransferRLAgent
+from nesyworld.hybrid.baselines.rl_config import RLConfig
 from nesyworld.hybrid.baselines.transfer import TransferConfig
 from nesyworld.hybrid.baselines.transfer_moments import grow_moments
 from nesyworld.learning import ICMConfig, TrainConfig
@@ -104,7 +105,7 @@ def test_by_default_moments_come_through_only_where_no_space_changed() -> None:
 
 
 def test_an_unknown_choice_and_a_state_of_another_network_are_refused() -> None:
-    with pytest.raises(ValueError, match="TransferConfig.moments"):
+    with pytest.raises(ValueError, match=r"TransferConfig\.moments"):
         TransferConfig(moments="some")
     state = trained(curiosity=False).checkpoint.ppo_optim_state
     assert state is not None

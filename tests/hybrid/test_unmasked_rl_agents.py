@@ -19,7 +19,8 @@ from nesyworld.hybrid import run_episode
 from nesyworld.hybrid.baselines import batched_episodes
 from nesyworld.hybrid.baselines.batched_episodes import policy_actions
 from nesyworld.hybrid.baselines.legal_actions import CHECKPOINT_KEY, offered
-from nesyworld.hybrid.baselines.rl_agents import RLAgent, RLConfig, TransferRLAgent
+from nesyworld.hybrid.baselines.rl_agents import RLAgent, TransferRLAgent
+from nesyworld.hybrid.baselines.rl_config import RLConfig
 from nesyworld.learning import TrainConfig, load_checkpoint
 from nesyworld.learning.training.checkpoint import CheckpointError
 from nesyworld.world.envs.gym_env import NesyGridEnv

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from nesyworld.domains import scripted_solution
-from nesyworld.hybrid.baselines.rl_agents import ForbidActions, RLAgent, RLConfig
+from nesyworld.hybrid.baselines.rl_agents import ForbidActions, RLAgent
+from nesyworld.hybrid.baselines.rl_config import RLConfig
 from nesyworld.hybrid.baselines.shaping import PlanShapedReward, ShapingConfig
 from nesyworld.hybrid.baselines.vector_envs import (
     VectorForbidActions,

@@ -21,10 +21,10 @@ from nesyworld.world.kernels.keys import episode_key, stream_of
 from nesyworld.world.kernels.layout import LayoutPlan
 from nesyworld.world.lifelong.regrowth import regrow
 from nesyworld.world.registry import ACTIONS, CONTROLLERS
+from nesyworld.world.simulation.action_masks import MaskPlan
 from nesyworld.world.simulation.catalog import TypeCatalog
 from nesyworld.world.simulation.events import run_events
 from nesyworld.world.simulation.layout import build_layout
-from nesyworld.world.simulation.masks import MaskPlan
 from nesyworld.world.simulation.state import DIRECTIONS, Scheduled, WorldState
 from nesyworld.world.spec.loader import load_spec
 from nesyworld.world.spec.model import WorldSpec
