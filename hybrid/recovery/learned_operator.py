@@ -11,8 +11,7 @@ provenance naming the failure, the novelty and the environment steps it cost.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -25,8 +24,14 @@ from nesyworld.hybrid.execution.operators import GroundOperator
 from nesyworld.hybrid.knowledge.options import DEFAULT_KNOWLEDGE, Knowledge
 from nesyworld.hybrid.knowledge.regime import observed_types
 from nesyworld.hybrid.recovery.env import RecoveryEnv, failed_objects, relevant_counts
+from nesyworld.hybrid.recovery.rollouts import PolicyEpisode, PolicyFn, rollouts
+from nesyworld.hybrid.recovery.spending import (
+    frugal_rollouts,
+    spent_items,
+    withhold_actions,
+    withholding_mask,
+)
 from nesyworld.symbolic.derivation.abstraction import SymbolicState, abstract
-from nesyworld.symbolic.derivation.derive import DerivationError, derive
 from nesyworld.symbolic.knowledge_base import Entry, KnowledgeBase
 from nesyworld.world import World
 from nesyworld.world.actions.movement import ROOT_TYPE as PHYSOBJ
@@ -46,36 +51,6 @@ from nesyworld.world.actions.schema import (
     SetFact,
 )
 from nesyworld.world.observations.builder import ObservationBuilder, ObservationConfig
-
-PolicyFn = Callable[[np.ndarray, np.ndarray], int]
-"""obs, mask -> index into the recovery env's actions (learning's Policy.act)."""
-
-
-@dataclass(frozen=True)
-class PolicyEpisode:
-    """One episode of the policy in the recovery env, with its abstract start and end."""
-
-    success: bool
-    steps: int
-    start: SymbolicState
-    end: SymbolicState
-    actions: tuple[str, ...]
-
-
-def rollout(env: RecoveryEnv, policy: PolicyFn) -> PolicyEpisode:
-    """Run the policy for one episode from the failure snapshot."""
-    obs, info = env.reset()
-    start = env.abstract_state
-    actions: list[str] = []
-    success = False
-    while True:
-        index = int(policy(obs, info["action_mask"]))
-        actions.append(env.action_names[index])
-        obs, _, terminated, truncated, info = env.step(index)
-        if terminated or truncated:
-            success = bool(info["success"])
-            break
-    return PolicyEpisode(success, len(actions), start, abstract(env.world), tuple(actions))
 
 
 def _bound_preconditions(op: GroundOperator) -> list[Condition]:
@@ -307,51 +282,6 @@ def _pin_functional(pre: Sequence[Condition], effects: Sequence[Effect]
     return tuple(pre), tuple(effects)
 
 
-def withholding_mask(action_names: Sequence[str], withheld: Collection[str]) -> np.ndarray:
-    """1 for the actions that may be taken, 0 for the withheld ones."""
-    out = set(withheld)
-    return np.array([n not in out for n in action_names], np.int8)
-
-
-def withhold_actions(mask: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """The legal actions minus the withheld ones; all the legal ones when nothing else is
-    left (a policy needs some action to choose)."""
-    kept = mask * keep
-    return kept if kept.any() else mask
-
-
-def spent_items(effects: Sequence[Effect], binding: Mapping[str, str] | None = None
-                ) -> set[str]:
-    """The inventory items these effects decrease."""
-    b = binding or {}
-    return {b.get(e.arg, e.arg) for e in effects
-            if isinstance(e, CountChange) and e.fluent == INVENTORY and e.delta < 0}
-
-
-def spending_actions(world: World, action_names: Sequence[str], allowed: Collection[str],
-                     kb: KnowledgeBase | None = None,
-                     knowledge: Knowledge = DEFAULT_KNOWLEDGE) -> tuple[str, ...]:
-    """The actions that can spend an inventory item outside `allowed` (crafting, trading,
-    placing what the task still needs): by the world's own declared model in the oracle
-    regime, by the knowledge base's operators in the closed one (`kb` is then required; an
-    action the knowledge base does not know is not known to spend anything). Empty when the
-    model cannot be derived."""
-    if knowledge == "oracle":
-        try:
-            ops = derive(oracle(world, knowledge)).operators
-        except (DerivationError, ValueError):
-            return ()
-    else:
-        ops = [] if kb is None else [e.operator for e in kb if e.status == "active"]
-    spending: set[str] = set()
-    for op in ops:
-        if "{" in op.action:
-            continue
-        if spent_items(op.effects) - set(allowed):
-            spending.add(op.action)
-    return tuple(n for n in action_names if n in spending)
-
-
 def _next_name(failed: str, kb: KnowledgeBase | None) -> str:
     n = 1
     while kb is not None and f"learned_{failed}_{n}" in kb:
@@ -379,7 +309,7 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
     """
     failure = env.failure
     before = env.env_steps
-    results = _rollouts(env, policy, n_rollouts, min_success_rate)
+    results = rollouts(env, policy, n_rollouts, min_success_rate)
     wins = [r for r in results if r.success]
     rate = len(wins) / max(1, n_rollouts)
     op = failure.operator
@@ -394,7 +324,7 @@ def build_learned_operator(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int =
     # have to pay for and require), try it without the actions that can spend anything else
     declared = spent_items(op.schema.effects, op.binding)
     if spent_items(effects) - declared:
-        frugal, withheld, frugal_rate = _frugal(env, policy, n_rollouts, declared,
+        frugal, withheld, frugal_rate = frugal_rollouts(env, policy, n_rollouts, declared,
                                                 min_success_rate, knowledge)
         frugal_effects = common_effects(frugal, keys, failed_objects(op))
         if frugal_rate >= max(min_success_rate, 1e-9) and frugal_effects and (
@@ -449,34 +379,3 @@ def stand_in_effects(op: GroundOperator, wins: Sequence[PolicyEpisode],
                 if isinstance(e, CountChange) and e.delta > 0}
     return tuple(e for e in effects if not (
         isinstance(e, CountChange) and e.delta > 0 and (e.fluent, e.arg) not in declared))
-
-
-def _frugal(env: RecoveryEnv, policy: PolicyFn, n_rollouts: int, declared: Collection[str],
-            min_success_rate: float = 0.0, knowledge: Knowledge = DEFAULT_KNOWLEDGE
-            ) -> tuple[list[PolicyEpisode], tuple[str, ...], float]:
-    """Rollouts of the policy with the actions that can spend anything outside `declared`
-    withheld: (the successful ones, the withheld actions, the success rate)."""
-    withheld = spending_actions(env.world, env.action_names, declared, env.kb, knowledge)
-    if not withheld:
-        return [], (), 0.0
-    keep = withholding_mask(env.action_names, withheld)
-
-    def frugal(obs: np.ndarray, mask: np.ndarray) -> int:
-        return policy(obs, withhold_actions(np.asarray(mask, np.int8), keep))
-
-    wins = [r for r in _rollouts(env, frugal, n_rollouts, min_success_rate) if r.success]
-    return wins, withheld, len(wins) / max(1, n_rollouts)
-
-
-def _rollouts(env: RecoveryEnv, policy: PolicyFn, n: int, min_success_rate: float
-              ) -> list[PolicyEpisode]:
-    """Up to `n` rollouts, stopping as soon as so many have failed that the success rate
-    can no longer reach `min_success_rate` (the verdict is then known, and each failed
-    rollout costs the whole horizon)."""
-    allowed = n - math.ceil(min_success_rate * n - 1e-9)
-    out: list[PolicyEpisode] = []
-    for _ in range(n):
-        out.append(rollout(env, policy))
-        if min_success_rate > 0 and sum(not r.success for r in out) > allowed:
-            break
-    return out

@@ -30,7 +30,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from nesyworld.hybrid.boundary.interface import Copies, Outcome
-from nesyworld.hybrid.recovery.learned_operator import FUNCTIONAL, PolicyEpisode, common_effects
+from nesyworld.hybrid.recovery.learned_operator import FUNCTIONAL, common_effects
+from nesyworld.hybrid.recovery.rollouts import PolicyEpisode
 from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.symbolic.knowledge_base import KnowledgeBase
 from nesyworld.world import Snapshot

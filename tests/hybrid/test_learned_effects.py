@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from nesyworld.hybrid.recovery.learned_operator import PolicyEpisode, common_effects
+from nesyworld.hybrid.recovery.learned_operator import common_effects
+from nesyworld.hybrid.recovery.rollouts import PolicyEpisode
 from nesyworld.symbolic.derivation.abstraction import SymbolicState
 from nesyworld.world.actions.schema import INVENTORY, WORLD, CountChange
 
@@ -108,7 +109,7 @@ def test_spending_actions_are_those_the_model_says_spend_something_else(knowledg
     unchanged world the two agree."""
     import numpy as np
 
-    from nesyworld.hybrid.recovery.learned_operator import (
+    from nesyworld.hybrid.recovery.spending import (
         spending_actions,
         withhold_actions,
         withholding_mask,
