@@ -14,12 +14,16 @@ problem read by either reader compares ``==`` to the other.
 Tolerated dialect features (each one a :class:`PDDLDialectWarning`, never silently): a type
 declared under two parents, a domain that names problem objects as if they were constants, an
 object declared both as constant and as object, and names shared between types and objects.
+
+Why one module of this size: `ProblemBuilder` is one walk over one tree whose methods share
+its scopes and declarations; the parts that stand alone are apart (declarations.py,
+action_costs.py, name_index.py, errors.py).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -29,6 +33,7 @@ from unified_planning.environment import Environment
 from unified_planning.exceptions import UPException
 from unified_planning.model import FNode
 
+from nesyworld.symbolic.pddl.action_costs import TOTAL_COST, is_total_cost, uses_action_costs
 from nesyworld.symbolic.pddl.declarations import (
     Domain,
     shared_names_allowed,
@@ -40,7 +45,6 @@ from nesyworld.symbolic.pddl.errors import Item, Source, as_token, shown
 from nesyworld.symbolic.pddl.name_index import indexed_names
 
 Scope = dict[str, FNode]
-TOTAL_COST = "total-cost"
 
 
 class ProblemBuilder:
@@ -79,7 +83,7 @@ class ProblemBuilder:
         self.costs: dict[upm.Action, FNode] = {}
         self.action_names: set[str] = set()
         self.cost_terms: list[FNode] = []
-        self.action_costs = self._uses_action_costs()
+        self.action_costs = uses_action_costs(domain, self.sections)
 
     # ------------------------------------------------------------------ top level
     def build(self) -> upm.Problem:
@@ -409,7 +413,7 @@ class ProblemBuilder:
             self._checked(node, action.add_effect, target, value, cond, forall=forall)
         elif kind == "numeric_effect":
             op, target_tree, value_tree = str(kids[0].children[0]).lower(), kids[1], kids[2]
-            if top and self.action_costs and op == "increase" and _is_total_cost(target_tree):
+            if top and self.action_costs and op == "increase" and is_total_cost(target_tree):
                 self.cost_terms.append(self._numeric(value_tree, scope))
                 return
             target = self._numeric(target_tree, scope)
@@ -429,40 +433,6 @@ class ProblemBuilder:
             self._checked(node, add, target, value, cond, forall=forall)
 
     # ------------------------------------------------------------------ problem part
-    def _uses_action_costs(self) -> bool:
-        """Whether ``total-cost`` is used only as PDDL's :action-costs idiom.
-
-        Same conditions as UP's reader, checked on the trees before anything is built: a 0-ary
-        function ``total-cost``, only ever increased unconditionally at the top of effects, set
-        to 0 (or not at all) in :init, absent from goals, and the metric minimizes it.
-        """
-        sig = self.domain.fluents.get(TOTAL_COST)
-        metrics = self.sections.get("metric_def", [])
-        if sig is None or not sig.numeric or sig.params or len(metrics) != 1:
-            return False
-        optimization, target = metrics[0].children
-        if str(optimization.children[0]).lower() != "minimize" or not _is_total_cost(target):
-            return False
-        for action in self.domain.actions:
-            allowed = sum(
-                1
-                for part in action.children[1:]
-                if part.data == "effect_def"
-                for _ in _top_level_cost_increases(part.children[0])
-            )
-            if _count_total_cost(action) != allowed:
-                return False
-        for goal in self.sections.get("goal_def", []):
-            if _count_total_cost(goal):
-                return False
-        for init in self.sections.get("init_def", []):
-            for item in init.find_data("numeric_init"):
-                if _is_total_cost(item.children[1]):
-                    value = item.children[2]
-                    if value.data != "number" or Fraction(str(value.children[0])) != 0:
-                        return False
-        return True
-
     def _init_goal_metric(self) -> None:
         problem, em, tree = self.problem, self.em, self.tree
         assert tree is not None, "called for a problem file only"
@@ -472,7 +442,7 @@ class ProblemBuilder:
                     problem.set_initial_value(self._gd(item, {}), em.TRUE())
                 elif item.data == "negative_init":
                     self._gd(item.children[0], {})
-                elif self.action_costs and _is_total_cost(item.children[1]):
+                elif self.action_costs and is_total_cost(item.children[1]):
                     continue
                 else:
                     target = self._numeric(item.children[1], {})
@@ -503,29 +473,3 @@ class ProblemBuilder:
 
 def _name(t: upm.Type) -> str:
     return getattr(t, "name", str(t))
-
-
-def _is_total_cost(node: Tree) -> bool:
-    """``(total-cost)`` or a bare ``total-cost`` in a numeric position."""
-    kids = node.children
-    return node.data in ("fluent_term", "bare_name") and len(kids) == 1 and kids[0] == TOTAL_COST
-
-
-def _count_total_cost(tree: Tree) -> int:
-    return sum(
-        1
-        for node in tree.iter_subtrees()
-        if node.data in ("fluent_term", "bare_name") and node.children[0] == TOTAL_COST
-    )
-
-
-def _top_level_cost_increases(node: Tree) -> Iterator[Tree]:
-    """The unconditional ``(increase (total-cost) v)`` effects where v leaves total-cost alone."""
-    if node.data == "and_effect":
-        for kid in node.children:
-            yield from _top_level_cost_increases(kid)
-    elif node.data == "numeric_effect":
-        op, target, value = node.children
-        increase = str(op.children[0]).lower() == "increase"
-        if increase and _is_total_cost(target) and not _count_total_cost(value):
-            yield node

@@ -2,6 +2,8 @@
 
 `World` is deliberately free of observations, rewards and env APIs: the Gymnasium and
 PettingZoo envs, the symbolic abstraction and the recovery learner all wrap the same object.
+Why one module of this size: `World` is the one object that owns a running state; what can
+stand apart does (action_masks.py, layout.py, events.py, state.py).
 """
 
 from __future__ import annotations
