@@ -45,25 +45,9 @@ def write_config(tmp_path: Path, seeds: str = "2", workers: int = 2, protocol: s
     return path
 
 
-HERE = Path(__file__).resolve().parent
 
 
-@pytest.fixture(autouse=True)
-def fake_runs_importable(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`fake_runs` (beside this file) importable here and in spawned or Ray workers, which
-    inherit the environment but not sys.path."""
-    monkeypatch.syspath_prepend(str(HERE))
-    paths = [str(HERE), *filter(None, [os.environ.get("PYTHONPATH")])]
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))
-
-
-@pytest.fixture
-def fake_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The file the fake runs log each call to (spawned workers inherit the environment)."""
-    log = tmp_path / "calls.log"
-    monkeypatch.setenv("NESYWORLD_FAKE_LOG", str(log))
-    monkeypatch.setenv("NESYWORLD_FAKE_SLEEP", "0")
-    return log
+pytestmark = pytest.mark.usefixtures("fake_runs_importable")
 
 
 def calls(log: Path) -> list[str]:

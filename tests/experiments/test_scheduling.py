@@ -3,18 +3,13 @@ checkpoint is used before another is made, and no worker waits on a pre-training
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-
-import pytest
 
 from nesyworld.experiments.protocol.config import ExperimentConfig
 from nesyworld.experiments.protocol.pretraining import pretrained_checkpoint, progress_files
 from nesyworld.experiments.protocol.records import ProtocolConfig, RunSpec
 from nesyworld.experiments.protocol.scheduling import dispatch, next_run
 from nesyworld.experiments.protocol.sweep import run_experiment
-
-HERE = Path(__file__).resolve().parent
 
 
 def grid(tmp_path: Path, agents: tuple[str, ...] = ("transfer_rl",),
@@ -94,22 +89,11 @@ def test_dispatch_keeps_the_slots_full_and_yields_each_run_once(tmp_path: Path) 
     assert [s.split("/")[-1] for s in started[:6]] == ["0", "1", "0", "1", "0", "1"]
 
 
-@pytest.fixture
-def fake_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.syspath_prepend(str(HERE))
-    paths = [str(HERE), *filter(None, [os.environ.get("PYTHONPATH")])]
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))
-    log = tmp_path / "calls.log"
-    monkeypatch.setenv("NESYWORLD_FAKE_LOG", str(log))
-    monkeypatch.setenv("NESYWORLD_FAKE_SLEEP", "0")
-    return log
-
-
 def test_a_pool_sweep_uses_each_checkpoint_before_pretraining_the_next(
-        tmp_path: Path, fake_runs: Path) -> None:
+        tmp_path: Path, fake_log: Path) -> None:
     config = grid(tmp_path)
     records = run_experiment(config, tmp_path / "runs.jsonl",
                              run_fn="fake_runs:pretraining_run", progress=False)
     assert all(r["status"] == "ok" for r in records) and len(records) == 6
-    order = [line.split()[0] for line in fake_runs.read_text().splitlines()]
+    order = [line.split()[0] for line in fake_log.read_text().splitlines()]
     assert [key.split("/")[-1] for key in order] == ["0", "0", "0", "1", "1", "1"]
