@@ -49,10 +49,15 @@ def test_the_knowledge_bases_hierarchy_leaves_new_types_unknown() -> None:
 
 
 def _forbid_world_derivation(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Make every place in hybrid/ that could derive the post-novelty world's model raise."""
-    import nesyworld.hybrid.boundary.oracle_model as oracle
+    """Make every place in hybrid/ that could derive the post-novelty world's model raise:
+    every hybrid module that holds the world's `derive` or the boundary's `oracle` door, found
+    by scanning them all, so a module split or a new caller cannot slip past."""
+    import importlib
+    import pkgutil
+
+    import nesyworld.hybrid
     import nesyworld.hybrid.boundary.world_adapter as boundary
-    import nesyworld.hybrid.recovery.learned_operator as learned
+    from nesyworld.symbolic.derivation.derive import derive
 
     calls: list[str] = []
 
@@ -60,11 +65,19 @@ def _forbid_world_derivation(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         calls.append("derive")
         raise AssertionError("the closed agent derived the post-novelty world's model")
 
-    for module in (boundary, oracle, learned):
-        monkeypatch.setattr(module, "derive", forbidden)
+    patched = []
+    for info in pkgutil.walk_packages(nesyworld.hybrid.__path__, "nesyworld.hybrid."):
+        try:
+            module = importlib.import_module(info.name)
+        except ModuleNotFoundError:  # an adapter whose optional extra is not installed
+            continue
+        for name, original in (("derive", derive), ("oracle", boundary.oracle)):
+            if getattr(module, name, None) is original:
+                monkeypatch.setattr(module, name, forbidden)
+                patched.append(f"{info.name}.{name}")
+    assert any(p.endswith(".derive") for p in patched), patched  # the scan found callers
     # and the oracle's door itself: the closed agent never knocks
     monkeypatch.setattr(boundary.WorldAdapter, "oracle", forbidden)
-    monkeypatch.setattr(learned, "oracle", forbidden)
     return calls
 
 
