@@ -67,12 +67,10 @@ def grow_moments(state: dict[str, Any], old: nn.Module, new: nn.Module, grow: Gr
         grown[key] = {name: param.detach().clone() for name, param in target.named_parameters()}
     scalars: dict[str, Any] = next((entry for entry in entries if entry), {})
     carried = {key: value for key, value in scalars.items() if key not in moment_keys}
-    new_state = {
+    names = [name for name, _ in new.named_parameters()]
+    new_state = {  # empty for an optimiser that never stepped (no moments)
         index: {**{key: (value.clone() if torch.is_tensor(value) else value)
                    for key, value in carried.items()},
                 **{key: grown[key][name] for key in moment_keys}}
-        for index, (name, _) in enumerate(new.named_parameters())}
-    if not moment_keys:  # an optimiser that never stepped
-        new_state = {}
-    group = {**groups[0], "params": list(range(len(list(new.parameters()))))}
-    return {"state": new_state, "param_groups": [group]}
+        for index, name in enumerate(names)} if moment_keys else {}
+    return {"state": new_state, "param_groups": [{**groups[0], "params": list(range(len(names)))}]}
