@@ -77,7 +77,8 @@ def cmd_parse(args: argparse.Namespace) -> int:
     import warnings
 
     from nesyworld.symbolic.pddl.limits import load_pddl_text
-    from nesyworld.symbolic.pddl.reader import read_pddl, read_plan, summarize
+    from nesyworld.symbolic.pddl.reader import read_pddl, read_plan
+    from nesyworld.symbolic.pddl.summary import summarize
 
     domain_text = load_pddl_text(args.domain)  # a non-UTF-8 byte: an error at its line:column
     problem_text = load_pddl_text(args.problem) if args.problem else None

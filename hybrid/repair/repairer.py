@@ -24,11 +24,13 @@ from nesyworld.hybrid.knowledge.regime import kb_parents, observed_types
 from nesyworld.hybrid.repair.candidates import (
     Candidate,
     candidates,
-    declared_operators,
-    failed_action_declared,
     role_substitutes,
     specialize,
     with_condition,
+)
+from nesyworld.hybrid.repair.declared import (
+    declared_operators,
+    failed_action_declared,
     with_declared,
 )
 from nesyworld.hybrid.repair.evidence import Evidence, RefusalReading

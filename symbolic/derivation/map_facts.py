@@ -21,13 +21,14 @@ from __future__ import annotations
 import numpy as np
 
 from nesyworld.world import World
-from nesyworld.world.actions.movement import closed_door_types, passable_regions
+from nesyworld.world.actions.movement import closed_door_types
 from nesyworld.world.actions.schema import (
     BEHIND_DOOR,
     PARTLY_BEHIND_DOOR,
     SPAWNING,
     THROUGH_PREFIX,
 )
+from nesyworld.world.simulation.walkable import passable_regions
 
 Props = frozenset[tuple[str, int]]
 

@@ -15,7 +15,6 @@ import numpy as np
 from nesyworld.symbolic.derivation.abstraction import abstract
 from nesyworld.symbolic.derivation.domain_check_map import read_off_map
 from nesyworld.world import World
-from nesyworld.world.actions.movement import passable_regions
 from nesyworld.world.actions.schema import (
     AIR,
     BEHIND_DOOR,
@@ -31,6 +30,7 @@ from nesyworld.world.actions.schema import (
 )
 from nesyworld.world.simulation.layout import free_cells
 from nesyworld.world.simulation.state import DIRECTIONS
+from nesyworld.world.simulation.walkable import passable_regions
 
 __all__ = ["LOOKAHEAD", "bind", "establish"]
 

@@ -7,8 +7,8 @@ grammar (``grammar.lark``) for the layout and :mod:`.semantics` for the meaning;
 error is a :class:`PDDLSyntaxError` or :class:`PDDLSemanticError` carrying file, line, column,
 and every tolerated dialect feature is a :class:`PDDLDialectWarning`.
 
-Public API: :func:`read_domain`, :func:`read_problem`, :func:`read_pddl`, :func:`read_plan`,
-:func:`summarize`.
+Public API: :func:`read_domain`, :func:`read_problem`, :func:`read_pddl`, :func:`read_plan`;
+a problem's overview is :func:`nesyworld.symbolic.pddl.summary.summarize`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import functools
 import re
 import warnings
 from importlib.resources import files
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import unified_planning.model as upm
 from lark import Lark, Token, Tree
@@ -42,6 +42,7 @@ from nesyworld.symbolic.pddl.limits import (
     text_from_bytes,
 )
 from nesyworld.symbolic.pddl.semantics import ProblemBuilder
+from nesyworld.symbolic.pddl.summary import type_name
 
 if TYPE_CHECKING:
     from unified_planning.plans import SequentialPlan
@@ -59,7 +60,6 @@ __all__ = [
     "read_pddl",
     "read_plan",
     "read_problem",
-    "summarize",
     "text_from_bytes",
 ]
 
@@ -311,101 +311,9 @@ def read_plan(text: str, problem: upm.Problem, file: str = "<plan>") -> Sequenti
                 raise whole.error(arg, f"unknown object '{arg}'", "an object of the problem")
             obj = problem.object(str(arg))
             if not param.type.is_compatible(obj.type):
-                need, got = _type_name(param.type), _type_name(obj.type)
+                need, got = type_name(param.type), type_name(obj.type)
                 reason = f"'{arg}' is a '{got}', ?{param.name} must be a '{need}'"
                 raise whole.error(arg, reason, f"an object of type '{need}'")
             objects.append(em.ObjectExp(obj))
         steps.append(ActionInstance(action, tuple(objects)))
     return SequentialPlan(steps, problem.environment)
-
-
-# ---------------------------------------------------------------------------------- summary
-def _objects_in(node: upm.FNode, out: dict[str, upm.Object]) -> None:
-    if node.is_object_exp():
-        out[node.object().name] = node.object()
-    for arg in node.args:
-        _objects_in(arg, out)
-
-
-def _parameters(params: Any) -> list[dict[str, str]]:
-    return [{"name": p.name, "type": _type_name(p.type)} for p in params]
-
-
-def _type_name(t: Any) -> str:
-    """A type as PDDL spells it: the user type's own name (not UP's "a - b"), or number."""
-    if t.is_user_type():
-        return str(t.name)
-    return "number" if t.is_real_type() or t.is_int_type() else str(t)
-
-
-def _requirements(kind: Any) -> list[str]:
-    """The PDDL requirements that ``kind`` needs, as UP's PDDLWriter would declare them."""
-    checks = [
-        (":typing", kind.has_flat_typing() or kind.has_hierarchical_typing()),
-        (":negative-preconditions", kind.has_negative_conditions()),
-        (":disjunctive-preconditions", kind.has_disjunctive_conditions()),
-        (":equality", kind.has_equalities()),
-        (":numeric-fluents", kind.has_int_fluents() or kind.has_real_fluents()),
-        (":conditional-effects", kind.has_conditional_effects()),
-        (":existential-preconditions", kind.has_existential_conditions()),
-        (":universal-preconditions", kind.has_universal_conditions()),
-        (":action-costs", kind.has_actions_cost() or kind.has_plan_length()),
-    ]
-    return [":strips"] + [name for name, needed in checks if needed]
-
-
-def summarize(problem: upm.Problem) -> dict[str, Any]:
-    """A JSON-able overview of a problem, for ``nesyworld parse --json`` and for comparisons.
-
-    Everything is derived from the UP problem alone, so problems from any reader compare:
-    requirements come from ``problem.kind``; "constants" are the objects the actions mention
-    (what PDDLWriter would put in ``:constants``); "objects" are the others.
-    """
-    constants: dict[str, upm.Object] = {}
-    for action in problem.actions:
-        assert isinstance(action, upm.InstantaneousAction)
-        for pre in action.preconditions:
-            _objects_in(pre, constants)
-        for eff in action.effects:
-            for node in (eff.fluent, eff.value, eff.condition):
-                _objects_in(node, constants)
-    fluents = problem.fluents
-    summary: dict[str, Any] = {
-        "name": problem.name,
-        "requirements": _requirements(problem.kind),
-        "kind": sorted(problem.kind.features),
-        "types": [
-            {"name": _type_name(t), "parent": _type_name(t.father) if t.father else None}
-            for t in problem.user_types  # all user types: they have a father
-        ],
-        "predicates": [
-            {"name": f.name, "parameters": _parameters(f.signature)}
-            for f in fluents
-            if f.type.is_bool_type()
-        ],
-        "functions": [
-            {"name": f.name, "parameters": _parameters(f.signature)}
-            for f in fluents
-            if not f.type.is_bool_type()
-        ],
-        "actions": [
-            {"name": a.name, "arity": len(a.parameters), "parameters": _parameters(a.parameters)}
-            for a in problem.actions
-        ],
-        "constants": [
-            {"name": n, "type": _type_name(o.type)} for n, o in sorted(constants.items())
-        ],
-        "objects": [
-            {"name": o.name, "type": _type_name(o.type)}
-            for o in problem.all_objects
-            if o.name not in constants
-        ],
-        "init": len(problem.explicit_initial_values),
-        "goal": " and ".join(str(g) for g in problem.goals),
-        "metrics": [str(m) for m in problem.quality_metrics],
-    }
-    summary["counts"] = {
-        key: len(summary[key])
-        for key in ("types", "predicates", "functions", "actions", "constants", "objects")
-    } | {"init": summary["init"], "goals": len(problem.goals)}
-    return summary

@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nesyworld.symbolic.derivation.derive import derive
-from nesyworld.symbolic.pddl.reader import load_pddl_text, read_pddl, read_plan, summarize
+from nesyworld.symbolic.pddl.reader import load_pddl_text, read_pddl, read_plan
+from nesyworld.symbolic.pddl.summary import summarize
 from nesyworld.symbolic.pddl.writer import write_pddl
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,8 @@ import pytest
 from nesyworld.hybrid import HybridAgent, RepairConfig, run_episode
 from nesyworld.hybrid.execution.monitor import OperatorFailure
 from nesyworld.hybrid.execution.operators import GroundOperator
-from nesyworld.hybrid.repair.candidates import candidates, declared_operators, specialize
+from nesyworld.hybrid.repair.candidates import candidates, specialize
+from nesyworld.hybrid.repair.declared import declared_operators
 from nesyworld.hybrid.repair.evidence import gather, read_refusal
 from nesyworld.symbolic.derivation.abstraction import abstract
 from nesyworld.symbolic.knowledge_base import KnowledgeBase

@@ -39,8 +39,8 @@ from nesyworld.symbolic.pddl.reader import (
     read_pddl,
     read_plan,
     read_problem,
-    summarize,
 )
+from nesyworld.symbolic.pddl.summary import summarize
 
 # UP's own reader calls pyparsing's deprecated parseString; that noise is not ours.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

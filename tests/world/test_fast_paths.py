@@ -20,12 +20,13 @@ from hypothesis import strategies as st
 
 from nesyworld.domains import find_spec
 from nesyworld.world.actions.base import Action, MaskContext
-from nesyworld.world.actions.movement import Move, passable_regions
+from nesyworld.world.actions.movement import Move
 from nesyworld.world.envs import NesyGridEnv
 from nesyworld.world.observations import lidar
 from nesyworld.world.observations.lidar import LidarReader
 from nesyworld.world.registry import ACTIONS
 from nesyworld.world.simulation.pathfinding import dilate4, label_regions
+from nesyworld.world.simulation.walkable import passable_regions
 from nesyworld.world.simulation.world import World
 from nesyworld.world.spec.loader import load_spec
 from nesyworld.world.spec.model import WorldSpec

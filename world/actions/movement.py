@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -24,6 +22,15 @@ from nesyworld.world.actions.schema import (
 )
 from nesyworld.world.registry import ACTIONS
 from nesyworld.world.simulation.state import DIRECTIONS
+from nesyworld.world.simulation.walkable import (
+    BLOCKED,
+    FREE,
+    around_bits,
+    cell_neighbours,
+    ground_cells,
+    passable_regions,
+    search_adjacent,
+)
 
 if TYPE_CHECKING:
     from nesyworld.world.simulation.world import World
@@ -177,16 +184,16 @@ class Approach(Action):
         targets.discard(start)
         if not targets:
             return None
-        nbrs = _neighbours(h, w)
+        nbrs = cell_neighbours(h, w)
         for d, nb in enumerate(nbrs[start]):  # already there: no need for the passable map
             if nb in targets:
                 return [], d
         # what can be walked on: the map under the agents (cached), and the agents
-        cells = _ground_cells(world).copy()
+        cells = ground_cells(world).copy()
         passable = world.types.passable
         for r, c in pos:
             cells[r * w + c] = FREE if passable.item(grid.item(r, c)) else BLOCKED
-        return _search(cells, nbrs, w, start, targets)
+        return search_adjacent(cells, nbrs, w, start, targets)
 
     def mask(
         self, world: World, agent: int, args: Sequence[Any], ctx: MaskContext | None = None
@@ -222,7 +229,7 @@ class Approach(Action):
             for j, t in enumerate(args):
                 slots.setdefault(int(t), []).append(j)
         out = near.copy()
-        around = _around_bits(h, w)
+        around = around_bits(h, w)
         for i, (r, c) in enumerate(pos):  # agents inside or next to the region
             if i != agent:
                 tid = grid.item(r, c)
@@ -263,178 +270,3 @@ class Approach(Action):
                 notes=(REFUSAL_NOTE + "no reachable",),
             ))
         return ops
-
-
-@functools.lru_cache(maxsize=8)
-def _neighbours(h: int, w: int) -> tuple[tuple[int, int, int, int], ...]:
-    """Flat indices of each cell's 4-neighbours in N, E, S, W order, -1 past the edge."""
-    out = []
-    for cur in range(h * w):
-        r, c = divmod(cur, w)
-        out.append((cur - w if r > 0 else -1, cur + 1 if c < w - 1 else -1,
-                    cur + w if r < h - 1 else -1, cur - 1 if c > 0 else -1))
-    return tuple(out)
-
-
-@functools.lru_cache(maxsize=8)
-def _around_bits(h: int, w: int) -> tuple[int, ...]:
-    """For each flat cell, the bit set of it and its 4-neighbours (bit i is cell i)."""
-    out = []
-    for cell, nbrs in enumerate(_neighbours(h, w)):
-        bits = 1 << cell
-        for nb in nbrs:
-            if nb >= 0:
-                bits |= 1 << nb
-        out.append(bits)
-    return tuple(out)
-
-
-@functools.lru_cache(maxsize=8)
-def _edge_bits(h: int, w: int) -> tuple[int, int, int]:
-    """Bit sets of all cells, of the cells not in the first column and not in the last."""
-    every = (1 << (h * w)) - 1
-    first = sum(1 << (r * w) for r in range(h))
-    return every, every & ~first, every & ~(first << (w - 1))
-
-
-def _path_to_adjacent(
-    passable: np.ndarray, start: tuple[int, int], targets: np.ndarray
-) -> tuple[list[tuple[int, int]], int] | None:
-    """`pathfinding.path_to_adjacent`, by `_search`."""
-    h, w = passable.shape
-    return _search(_cell_states(passable), _neighbours(h, w), w, start[0] * w + start[1],
-                   set(np.flatnonzero(targets).tolist()))
-
-
-# `_search`'s cell states; a cell it has reached holds the cell it was reached from (>= 0)
-FREE, BLOCKED, NEXT_TO_TARGET = -1, -2, -3
-
-
-def _cell_states(passable: np.ndarray) -> list[int]:
-    """FREE or BLOCKED for each cell, flat, plus one BLOCKED at the end: a neighbour index
-    of -1 (past the edge) reads it, so the search needs no separate edge test."""
-    out = np.where(passable, FREE, BLOCKED).ravel().tolist()
-    out.append(BLOCKED)
-    return out
-
-
-def _ground_cells(world: World) -> list[int]:
-    """`_cell_states` of the map with each agent's cell as the floor it stands on. Moving
-    agents leave that as it is, so it is cached on the world by the static map version, like
-    `passable_regions`; `_plan` puts the agents back in."""
-    st = world.state
-    cache = getattr(world, "_ground_cache", None)
-    if cache is not None and cache[0] == st.static_version and cache[1] is st.grid:
-        return cache[2]
-    ground = st.grid.copy()
-    for (r, c), under in zip(st.pos.tolist(), st.under.tolist(), strict=True):
-        ground[r, c] = under
-    cells = _cell_states(world.types.passable[ground])
-    world._ground_cache = (st.static_version, st.grid, cells)  # type: ignore[attr-defined]
-    return cells
-
-
-def _search(
-    cells: list[int], nbrs: tuple[tuple[int, int, int, int], ...], w: int, s: int,
-    targets: set[int],
-) -> tuple[list[tuple[int, int]], int] | None:
-    """`pathfinding.path_to_adjacent` on flat cell indices: the same breadth-first order and
-    N, E, S, W tie-breaks, so the same path and facing. Approach runs it every time it is
-    taken, and there the per-cell bounds checks, divmods and array scans were most of an env
-    step; here a cell costs a list lookup. `cells` (from `_cell_states`) is used up: the
-    search writes where it came from into the cells it reaches."""
-    for d, nb in enumerate(nbrs[s]):
-        if nb in targets:
-            return [], d
-    for t in targets:  # the walkable cells next to a target end the search
-        for nb in nbrs[t]:
-            if nb >= 0 and cells[nb] == FREE:
-                cells[nb] = NEXT_TO_TARGET
-    cells[s] = s
-    queue = [s]
-    for cur in queue:  # a list iterator sees what is appended: a FIFO queue
-        for nxt in nbrs[cur]:
-            state = cells[nxt]
-            if state == FREE:
-                cells[nxt] = cur
-                queue.append(nxt)
-            elif state == NEXT_TO_TARGET:
-                cells[nxt] = cur
-                d = next(d for d, nb in enumerate(nbrs[nxt]) if nb in targets)
-                path = []
-                node = nxt
-                while node != s:
-                    path.append(divmod(node, w))
-                    node = cells[node]
-                path.reverse()
-                return path, d
-    return None
-
-
-@dataclass(eq=False)
-class _Region:
-    """A connected region of walkable cells, agents counting as the floor they stand on."""
-
-    cells: int  # bit set: bit i is flat cell i
-    # per type: some cell of it (under an agent, the floor there) has a 4-neighbour in the
-    # region; blocks around it and walkable types in it both count
-    touching: np.ndarray
-
-
-@dataclass(eq=False)
-class _Regions:
-    """The walkable regions of one static map, each found when first asked for, by a flood
-    fill on bit sets (a whole breadth-first layer per step). Agents moving leave them as
-    they are, so `passable_regions` caches them on the world by the static map version."""
-
-    walk: int  # bit set of walkable cells, agents' cells included
-    ground: np.ndarray  # type id of each cell, flat, the floor under agents
-    shape: tuple[int, int]
-    n_types: int
-    found: list[_Region]
-
-    def of(self, cell: int) -> _Region:
-        """The region of a walkable cell."""
-        for region in self.found:
-            if region.cells >> cell & 1:
-                return region
-        h, w = self.shape
-        every, not_first, not_last = _edge_bits(h, w)
-        walk = self.walk
-        cells = (1 << cell) & walk
-        while True:
-            grown = (cells | (cells >> w) | (cells << w) | ((cells << 1) & not_first)
-                     | ((cells >> 1) & not_last)) & walk
-            if grown == cells:
-                break
-            cells = grown
-        # cells with a 4-neighbour in the region, and what they are
-        next_to = ((cells >> w) | (cells << w) | ((cells << 1) & not_first)
-                   | ((cells >> 1) & not_last)) & every
-        bits = np.frombuffer(next_to.to_bytes((h * w + 7) // 8, "little"), np.uint8)
-        hit = np.unpackbits(bits, count=h * w, bitorder="little").view(bool)
-        touching = np.zeros(self.n_types, bool)
-        touching[self.ground[hit]] = True
-        region = _Region(cells, touching)
-        if cells:  # (a cell that is not walkable has no region to keep)
-            self.found.append(region)
-        return region
-
-
-def passable_regions(world: World) -> _Regions:
-    """The walkable regions of the map (agents' cells count as walkable), cached on the
-    world by the static map version."""
-    st = world.state
-    cache = getattr(world, "_region_cache", None)
-    if cache is not None and cache[0] == st.static_version and cache[1] is st.grid:
-        return cache[2]
-    h, w = st.grid.shape
-    walk = world.types.passable[st.grid]
-    ground = st.grid.ravel().copy()
-    for (r, c), under in zip(st.pos.tolist(), st.under.tolist(), strict=True):
-        walk[r, c] = True
-        ground[r * w + c] = under
-    bits = np.packbits(walk.ravel(), bitorder="little").tobytes()
-    found = _Regions(int.from_bytes(bits, "little"), ground, (h, w), len(world.types), [])
-    world._region_cache = (st.static_version, st.grid, found)  # type: ignore[attr-defined]
-    return found
