@@ -207,13 +207,23 @@ PRE_EPISODE_FACTOR = (PRE_NOVELTY_TRAIN.max_episode_steps or 1) // (
 (tables 6 and 7)."""
 
 
+def post_novelty_ppo(name: str) -> PPOConfig:
+    """PPO's settings an RL agent of the protocol fine-tunes with after the novelty: the
+    paper's for its baselines (the `_unmasked` agents), our default for the masked ones."""
+    return PAPER_POST_NOVELTY_PPO if name.endswith(UNMASKED) else PPOConfig()
+
+
 def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
                         max_episode_steps: int, epoch_steps: int, pretrained: str = "",
-                        knowledge: str = "closed") -> ProtocolAgent:
+                        knowledge: str = "closed", post_ppo: PPOConfig | None = None
+                        ) -> ProtocolAgent:
     """A fresh agent by its protocol name (see records.AGENTS), seeded from the run seed.
     `pretrained`: for RL agents, a checkpoint file saved by `RLAgent.save` to start from
     instead of training (pretraining.py fills in the run's agent and seed); one trained with
-    the action masks and loaded by an `_unmasked` agent (or the reverse) is a CheckpointError."""
+    the action masks and loaded by an `_unmasked` agent (or the reverse) is a CheckpointError.
+    `post_ppo`: for RL agents, PPO's settings after the novelty instead of the agent's own
+    (an ablation, experiments/probe/ablation.py; pre-training keeps the agent's own, so a
+    shared checkpoint still loads)."""
     kb = KnowledgeBase.from_world(domain)
     seed = seeds.run
     if name == "planning":
@@ -243,7 +253,9 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
     # table 6 against 400 in table 7)
     pre = config(PRE_NOVELTY_TRAIN, PAPER_PRE_NOVELTY_PPO,
                  max_episode_steps * PRE_EPISODE_FACTOR)
-    post = config(POST_NOVELTY_TRAIN, PAPER_POST_NOVELTY_PPO, max_episode_steps)
+    post = dataclasses.replace(config(POST_NOVELTY_TRAIN, PAPER_POST_NOVELTY_PPO,
+                                      max_episode_steps),
+                               ppo=post_novelty_ppo(name) if post_ppo is None else post_ppo)
     agent = RLAgent(env, kb, pre)
     if pretrained:
         agent.load(pretrained)

@@ -49,7 +49,7 @@ from nesyworld.experiments.protocol.records import (
 )
 from nesyworld.hybrid import HYBRID_AGENTS, EpisodeResult
 from nesyworld.hybrid.seeding import RunSeeds
-from nesyworld.learning import ConvergenceTest, load_checkpoint
+from nesyworld.learning import ConvergenceTest, PPOConfig, load_checkpoint
 from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 
 EVALUATION_STRIDE = 10_000
@@ -171,8 +171,8 @@ def _phase(run: _Run, phase: Phase, budget: int, start: tuple[int, int] = (1, 0)
     return converged
 
 
-def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None
-                 ) -> tuple[ProtocolAgent, _Run]:
+def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None,
+                 post_ppo: PPOConfig | None = None) -> tuple[ProtocolAgent, _Run]:
     """The agent after the pre-novelty phase. An RL agent with `protocol.pretrained` loads
     its (agent, seed)'s checkpoint, or pre-trains and saves it when it is not there yet
     (pretraining.py): one pre-training per pair serves every novelty. An unfinished
@@ -183,7 +183,7 @@ def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None
         load = str(path) if path is not None and path.exists() else ""
         agent = make_protocol_agent(spec.agent, _env(spec), spec.domain,
                                     RunSeeds(spec.seed), p.max_episode_steps, p.epoch_steps,
-                                    load, spec.knowledge)
+                                    load, spec.knowledge, post_ppo)
         run = _Run(spec, agent, on_point)
         full = p.pre_full_budget and isinstance(agent, RLProtocolAgent)
         if load and isinstance(agent, RLProtocolAgent):
@@ -240,10 +240,11 @@ def _env(spec: RunSpec) -> NesyGridEnv:
     return NesyGridEnv(spec.domain, refusals=spec.refusals)  # type: ignore[arg-type]
 
 
-def run_protocol(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None = None
-                 ) -> dict[str, Any]:
+def run_protocol(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None = None,
+                 post_ppo: PPOConfig | None = None) -> dict[str, Any]:
     """Run the four phases for one (agent, domain, novelty, seed); return its record.
-    `on_point` sees every evaluation point as it is measured (progress)."""
+    `on_point` sees every evaluation point as it is measured (progress); `post_ppo`: an RL
+    agent's PPO after the novelty, in place of its own (`make_protocol_agent`)."""
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     p = spec.protocol
@@ -258,7 +259,7 @@ def run_protocol(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None = 
         record["knowledge"] = spec.knowledge
     record["refusals"] = spec.refusals
     try:
-        agent, run = _pre_novelty(spec, on_point)
+        agent, run = _pre_novelty(spec, on_point, post_ppo)
         # injection: from here on the agent acts in the world of the novelty
         run.injected_at = run.env_steps
         record["novelty"] = {"env_steps": run.env_steps, "actions": run.actions,

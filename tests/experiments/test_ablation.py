@@ -1,0 +1,129 @@
+"""The ablation probe: PPO's settings after the novelty changed, and nothing else; records
+labelled apart; bad requests refused in one line."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from nesyworld.experiments.probe.ablation import (
+    AblationError,
+    ablation_specs,
+    main,
+    post_ppo,
+    run_ablation,
+)
+from nesyworld.experiments.protocol.agents import (
+    RLProtocolAgent,
+    make_protocol_agent,
+    post_novelty_ppo,
+)
+from nesyworld.experiments.protocol.config import load_experiment
+from nesyworld.hybrid.baselines.rl_config import PAPER_POST_NOVELTY_PPO, PAPER_PRE_NOVELTY_PPO
+from nesyworld.hybrid.seeding import RunSeeds
+from nesyworld.learning import PPOConfig
+from nesyworld.world.envs import NesyGridEnv
+
+
+def test_settings_are_read_as_yaml_scalars() -> None:
+    ppo, changes = post_ppo(PAPER_POST_NOVELTY_PPO, ["max_grad_norm=none", "ent_coef=0.02",
+                                                     "value_clip=true"])
+    assert (ppo.max_grad_norm, ppo.ent_coef, ppo.value_clip) == (None, 0.02, True)
+    assert changes == {"max_grad_norm": None, "ent_coef": 0.02, "value_clip": True}
+    assert post_ppo(PPOConfig(), ["hidden_sizes=[32, 16]", "lr=1"])[0].hidden_sizes == (32, 16)
+    # the rest is the base's
+    assert dataclasses.replace(ppo, max_grad_norm=PAPER_POST_NOVELTY_PPO.max_grad_norm,
+                               ent_coef=PAPER_POST_NOVELTY_PPO.ent_coef,
+                               value_clip=False) == PAPER_POST_NOVELTY_PPO
+
+
+@pytest.mark.parametrize(("setting", "message"), [
+    ("max_grad_norm", "expected FIELD=VALUE"),
+    ("no_such_field=1", "expected FIELD=VALUE with FIELD one of"),
+    ("lr=[1, 2]", "expected a single value"),
+    ("lr=-1", "must be positive"),
+    ("ent_coef=[", "not a YAML scalar"),
+    ("lr=none", "expected float$"),
+    ("value_clip=1", "expected bool$"),
+    ("batch_size=1.5", "expected int$"),
+])
+def test_bad_settings_are_refused_in_one_line(setting: str, message: str) -> None:
+    with pytest.raises(AblationError, match=message.replace("[", r"\[")) as err:
+        post_ppo(PAPER_POST_NOVELTY_PPO, [setting])
+    assert "\n" not in str(err.value)
+
+
+def test_only_the_post_novelty_ppo_changes() -> None:
+    changed = dataclasses.replace(PAPER_POST_NOVELTY_PPO, max_grad_norm=None)
+    for name, own in (("transfer_rl_unmasked", PAPER_POST_NOVELTY_PPO),
+                      ("transfer_rl+icm", PPOConfig())):
+        assert post_novelty_ppo(name) == own
+        plain = make_protocol_agent(name, NesyGridEnv("pogostick"), "pogostick",
+                                    RunSeeds(0), 30, 100)
+        ablated = make_protocol_agent(name, NesyGridEnv("pogostick"), "pogostick",
+                                      RunSeeds(0), 30, 100, post_ppo=changed)
+        assert isinstance(plain, RLProtocolAgent) and isinstance(ablated, RLProtocolAgent)
+        assert plain.post_config.ppo == own and ablated.post_config.ppo == changed
+        # pre-training, and so the shared checkpoint, is untouched
+        assert ablated.agent.config == plain.agent.config
+        assert dataclasses.replace(ablated.post_config, ppo=own) == plain.post_config
+    assert make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"), "pogostick",
+                               RunSeeds(0), 30, 100).agent.config.ppo == PAPER_PRE_NOVELTY_PPO
+
+
+def config_file(tmp_path: Path, pretrained: str) -> Path:
+    path = tmp_path / "tiny.yaml"
+    path.write_text(f"""name: tiny
+domain: pogostick
+agents: [transfer_rl_unmasked, rapidlearn]
+novelties: [axe]
+seeds: 1
+protocol:
+  pre_steps: 200
+  post_steps: 200
+  epoch_steps: 100
+  eval_episodes: 1
+  post_eval_episodes: 1
+  max_episode_steps: 20
+  pretrained: {pretrained}
+""", encoding="utf-8")
+    return path
+
+
+def test_requests_the_experiment_cannot_run_are_refused(tmp_path: Path) -> None:
+    config = str(config_file(tmp_path, str(tmp_path / "pre" / "{agent}_{seed}.pt")))
+    with pytest.raises(AblationError, match="no agent 'rl_unmasked'; expected one of"):
+        ablation_specs(config, "rl_unmasked", "axe", [0])
+    with pytest.raises(AblationError, match="no novelty 'fire'; expected one of axe"):
+        ablation_specs(config, "transfer_rl_unmasked", "fire", [0])
+    with pytest.raises(AblationError, match="is not an RL agent"):
+        ablation_specs(config, "rapidlearn", "axe", [0])
+    # an ablation compares with runs already made: it never pre-trains
+    with pytest.raises(AblationError, match="no pre-trained checkpoint of transfer_rl_unmasked "
+                                            "seed 0"):
+        ablation_specs(config, "transfer_rl_unmasked", "axe", [0])
+    assert main(["--config", config, "--agent", "transfer_rl_unmasked", "--novelty", "axe",
+                 "--seeds", "0", "--set", "nope=1", "--out", str(tmp_path / "o.jsonl")]) == 2
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_a_run_from_its_checkpoint_is_recorded_labelled(tmp_path: Path) -> None:
+    from nesyworld.experiments.protocol.run import run_protocol
+
+    config = str(config_file(tmp_path, str(tmp_path / "pre" / "{agent}_{seed}.pt")))
+    # the experiment's own run makes the checkpoint
+    [first] = load_experiment(config).runs()[:1]
+    assert run_protocol(first)["status"] == "ok"
+    specs = ablation_specs(config, "transfer_rl_unmasked", "axe", [0], post_steps=100)
+    assert specs[0].protocol.name == "custom" and specs[0].protocol.post_steps == 100
+    ppo, changes = post_ppo(post_novelty_ppo("transfer_rl_unmasked"), ["max_grad_norm=none"])
+    out = tmp_path / "ablation.jsonl"
+    [record] = run_ablation(specs, ppo, changes, out, echo=False)
+    assert record["status"] == "ok", record["error"]
+    assert record["ablation"] == {"post_ppo": {"max_grad_norm": None}}
+    assert record["spec"]["protocol"]["name"] == "custom"
+    assert [json.loads(line)["key"] for line in out.read_text().splitlines()] == [record["key"]]
+    assert any(p["phase"] == "post" for p in record["curve"])
