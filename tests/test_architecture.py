@@ -127,3 +127,22 @@ def test_facade_names_the_api_the_readme_promises() -> None:
                  "KnowledgeBase", "PlanningAgent", "HybridAgent", "RandomAgent", "RLAgent"):
         assert name in nesyworld.__all__
     assert (Path(nesyworld.__file__).parent / "py.typed").is_file()
+
+
+def test_every_package_folder_is_installed() -> None:
+    """A folder with an `__init__.py` that pyproject.toml does not list is left out of the
+    wheel (setuptools maps each package by `package-dir`): the checkout imports it, a fresh
+    install does not."""
+    import tomllib
+
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    mapped = {name: (ROOT / folder).resolve()
+              for name, folder in setuptools["package-dir"].items()}
+    listed = set(setuptools["packages"])
+    folders = {init.parent.resolve()
+               for layer in LAYERS
+               for init in (ROOT / layer).rglob("__init__.py")}
+    unmapped = sorted(str(f.relative_to(ROOT)) for f in folders - set(mapped.values()))
+    assert unmapped == []
+    assert set(mapped) - {""} <= listed | {"nesyworld"}
+    assert listed <= set(mapped)
