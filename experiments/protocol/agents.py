@@ -207,10 +207,15 @@ PRE_EPISODE_FACTOR = (PRE_NOVELTY_TRAIN.max_episode_steps or 1) // (
 (tables 6 and 7)."""
 
 
+def protocol_ppo(name: str, paper: PPOConfig) -> PPOConfig:
+    """PPO's settings of an RL agent of the protocol: the paper's (`paper`, for the phase)
+    for its baselines, the `_unmasked` agents; our default for the masked ones."""
+    return paper if name.endswith(UNMASKED) else PPOConfig()
+
+
 def post_novelty_ppo(name: str) -> PPOConfig:
-    """PPO's settings an RL agent of the protocol fine-tunes with after the novelty: the
-    paper's for its baselines (the `_unmasked` agents), our default for the masked ones."""
-    return PAPER_POST_NOVELTY_PPO if name.endswith(UNMASKED) else PPOConfig()
+    """PPO's settings an RL agent of the protocol fine-tunes with after the novelty."""
+    return protocol_ppo(name, PAPER_POST_NOVELTY_PPO)
 
 
 def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
@@ -246,16 +251,16 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
             max_episode_steps=episode_steps, stop_on_convergence=False,
             eval_episodes=1), icm=icm, action_masks=masks,
             # the paper's baselines learn with the paper's PPO; the masked ones are ours
-            ppo=PPOConfig() if masks else paper_ppo)
+            ppo=protocol_ppo(name, paper_ppo))
 
     # every evaluation, and training after the novelty, cut episodes at the protocol's
     # steps; pre-training cuts them as many times later as the paper's did (1,200 steps in
     # table 6 against 400 in table 7)
     pre = config(PRE_NOVELTY_TRAIN, PAPER_PRE_NOVELTY_PPO,
                  max_episode_steps * PRE_EPISODE_FACTOR)
-    post = dataclasses.replace(config(POST_NOVELTY_TRAIN, PAPER_POST_NOVELTY_PPO,
-                                      max_episode_steps),
-                               ppo=post_novelty_ppo(name) if post_ppo is None else post_ppo)
+    post = config(POST_NOVELTY_TRAIN, PAPER_POST_NOVELTY_PPO, max_episode_steps)
+    if post_ppo is not None:
+        post = dataclasses.replace(post, ppo=post_ppo)
     agent = RLAgent(env, kb, pre)
     if pretrained:
         agent.load(pretrained)
