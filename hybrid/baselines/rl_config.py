@@ -32,10 +32,12 @@ POST_NOVELTY_TRAIN = TrainConfig(max_episode_steps=400, num_envs=4)
 """Paper table 7 (epochs of 4,800, an update every 800, episodes of at most 400 steps, 4
 parallel envs)."""
 
-PAPER_PRE_NOVELTY_PPO = PPOConfig(lr=1e-5, batch_size=128, epochs_per_update=20)
+PAPER_PRE_NOVELTY_PPO = PPOConfig(lr=1e-5, batch_size=128, epochs_per_update=20,
+                                  max_grad_norm=None)
 """The paper's PPO for pre-training (tables 4 and 6: Adam at 1e-5, minibatches of 128, 20
 batches per train read as 20 passes, as `PPOConfig.epochs_per_update` reads table 7's 8), for
 its RL baselines: the `_unmasked` agents of the protocol (experiments/protocol/agents.py).
+
 Why not our faster default (`PPOConfig`: 3e-4, 64 x 8): over the paper's whole 4M steps it
 makes the policy all but deterministic, and a transferred policy only learns what it samples.
 Measured with `python -m nesyworld.experiments.probe CHECKPOINT --novelty axe` (5 episodes of
@@ -43,7 +45,19 @@ Measured with `python -m nesyworld.experiments.probe CHECKPOINT --novelty axe` (
 world and a refused `break` repeated up to 97 times in a row; at these settings, 0.21 nats.
 Fine-tuned on Axe (PPO+ICM, 128 x 8 at 1e-5), the policy pre-trained at these settings
 adapted in 96k env steps (train success 0.995); the default's had not in 240k (success 0,
-entropy 0.66)."""
+entropy 0.66).
+
+No gradient clip, where our default clips the norm at 0.5: the paper does not name one, and
+NovelGym builds its PPO with tianshou's defaults (`policy_utils.py`), whose `max_grad_norm`
+is None. The clip is not neutral here: it bounds actor and critic together, so a step whose
+critic error is large (the returns a novelty changed) shrinks the actor's step too. From the
+same checkpoint, Transfer RL's Axe run on seed 3 did not adapt in 1M env steps with the clip
+(success 0.03 or less) and adapted in 78,000 without it (docs/EXPERIMENTS.md, the RL
+baselines: what the clip changed).
+
+Our `reward_scale` stays: without the clip it changes nothing the actor learns (advantages
+are normalised, and Adam's step, up to its epsilon, does not depend on the scale of a parameter's
+gradients)."""
 
 PAPER_POST_NOVELTY_PPO = dataclasses.replace(PAPER_PRE_NOVELTY_PPO, epochs_per_update=8)
 """The paper's PPO after the novelty (tables 4 and 7: 128 x 8 at 1e-5)."""
