@@ -19,6 +19,7 @@ import dataclasses
 import math
 import os
 import pickle
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -234,10 +235,13 @@ def _config(cls: type[Any], data: Any, where: str, fail: Any) -> Any:
     dropped, as config_from_dict does: a newer version may have added fields)."""
     if not isinstance(data, dict):
         raise fail(where, f"a mapping of {cls.__name__} fields")
+    hints = typing.get_type_hints(cls)
     for f in dataclasses.fields(cls):
         if f.name not in data or f.default is dataclasses.MISSING:
             continue
         value, default = data[f.name], f.default
+        if value is None and type(None) in typing.get_args(hints[f.name]):
+            continue  # a field that may be None (PPOConfig.max_grad_norm: no clip)
         if isinstance(default, bool):
             ok = type(value) is bool
         elif isinstance(default, int):

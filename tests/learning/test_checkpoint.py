@@ -92,3 +92,18 @@ def test_fine_tuning_continues_from_the_checkpoint(
     again = tuned.checkpoint()
     assert again.env_steps == trained.env_steps + tuned.env_steps
     assert again.icm is not None and again.icm_state is not None
+
+
+def test_a_setting_that_may_be_none_loads_as_none(trained: TrainResult, tmp_path: Path
+                                                 ) -> None:
+    """PPOConfig.max_grad_norm None (no gradient clip: the paper's RL baselines) round-trips;
+    None where a number is required is refused."""
+    path = save_checkpoint(tmp_path / "p.pt", trained)
+    payload = torch.load(path, weights_only=True)
+    payload["ppo"] = {**payload["ppo"], "max_grad_norm": None, "dual_clip": None}
+    torch.save(payload, path)
+    assert load_checkpoint(path).ppo.max_grad_norm is None
+    payload["ppo"] = {**payload["ppo"], "lr": None}
+    torch.save(payload, path)
+    with pytest.raises(ValueError, match=r"ppo\.lr is malformed"):
+        load_checkpoint(path)
