@@ -48,16 +48,16 @@ adapted in 96k env steps (train success 0.995); the default's had not in 240k (s
 entropy 0.66).
 
 No gradient clip, where our default clips the norm at 0.5: the paper does not name one, and
-NovelGym builds its PPO with tianshou's defaults (`policy_utils.py`), whose `max_grad_norm`
-is None. The clip is not neutral here: it bounds actor and critic together, so a step whose
-critic error is large (the returns a novelty changed) shrinks the actor's step too. From the
-same checkpoint, Transfer RL's Axe run on seed 3 did not adapt in 1M env steps with the clip
-(success 0.03 or less) and adapted in 78,000 without it (docs/EXPERIMENTS.md, the RL
-baselines: what the clip changed).
+NovelGym builds its PPO with tianshou's defaults, whose `max_grad_norm` is None. The clip
+bounds actor and critic together, so a step whose value error is large shrinks the actor's
+step too. Removed after the novelty from the same checkpoints, it moved single Axe runs both
+ways (Transfer RL's seed 3 adapted in 78,000 env steps where it had not in 1M; Transfer
+RL+ICM's seed 2 no longer adapted) and no Fire run (docs/EXPERIMENTS.md, "What the gradient
+clip changed"): not a cause of the gaps to the paper, but NovelGym's setting.
 
 Our `reward_scale` stays: without the clip it changes nothing the actor learns (advantages
-are normalised, and Adam's step, up to its epsilon, does not depend on the scale of a parameter's
-gradients)."""
+are normalised, and Adam's step, up to its epsilon, does not depend on the scale of a
+parameter's gradients)."""
 
 PAPER_POST_NOVELTY_PPO = dataclasses.replace(PAPER_PRE_NOVELTY_PPO, epochs_per_update=8)
 """The paper's PPO after the novelty (tables 4 and 7: 128 x 8 at 1e-5)."""
