@@ -35,6 +35,8 @@ from nesyworld.learning import PPOConfig
 __all__ = ["AblationError", "ablation_specs", "main", "post_ppo", "run_ablation"]
 
 PPO_FIELDS = tuple(f.name for f in dataclasses.fields(PPOConfig))
+FROM_CHECKPOINT = ("hidden_sizes", "action_prior")
+"""Fields the fine-tuned network takes from its checkpoint: not for an ablation to change."""
 NONE = ("", "none", "null", "~")
 """Values read as None (PPOConfig's "disabled", e.g. `max_grad_norm=none`)."""
 
@@ -68,18 +70,18 @@ def post_ppo(base: PPOConfig, settings: Sequence[str]) -> tuple[PPOConfig, dict[
     for setting in settings:
         name, sep, text = setting.partition("=")
         name = name.strip()
-        if not sep or name not in PPO_FIELDS:
-            raise AblationError(f"--set {setting!r}: expected FIELD=VALUE with FIELD one of "
-                                f"{', '.join(PPO_FIELDS)}")
+        allowed = [f for f in PPO_FIELDS if f not in FROM_CHECKPOINT]
+        if not sep or name not in allowed:
+            why = " (the network comes from the checkpoint)" if name in FROM_CHECKPOINT else ""
+            raise AblationError(f"--set {setting!r}{why}: expected FIELD=VALUE with FIELD one "
+                                f"of {', '.join(allowed)}")
         try:
             value = None if text.strip().lower() in NONE else yaml.safe_load(text)
         except yaml.YAMLError:
             raise AblationError(f"--set {setting!r}: the value is not a YAML scalar") from None
         expected = _kinds(name)
-        if isinstance(value, (dict, list)) and tuple not in expected:
+        if isinstance(value, (dict, list)):
             raise AblationError(f"--set {setting!r}: expected a single value")
-        if isinstance(value, list):
-            value = tuple(value)
         if not _fits(value, expected):
             raise AblationError(f"--set {setting!r}: expected "
                                 f"{' or '.join(k.__name__ for k in expected)}")
