@@ -37,6 +37,7 @@ __all__ = ["AblationError", "ablation_specs", "main", "post_ppo", "run_ablation"
 PPO_FIELDS = tuple(f.name for f in dataclasses.fields(PPOConfig))
 FROM_CHECKPOINT = ("hidden_sizes", "action_prior")
 """Fields the fine-tuned network takes from its checkpoint: not for an ablation to change."""
+SETTABLE = tuple(f for f in PPO_FIELDS if f not in FROM_CHECKPOINT)
 NONE = ("", "none", "null", "~")
 """Values read as None (PPOConfig's "disabled", e.g. `max_grad_norm=none`)."""
 
@@ -70,11 +71,10 @@ def post_ppo(base: PPOConfig, settings: Sequence[str]) -> tuple[PPOConfig, dict[
     for setting in settings:
         name, sep, text = setting.partition("=")
         name = name.strip()
-        allowed = [f for f in PPO_FIELDS if f not in FROM_CHECKPOINT]
-        if not sep or name not in allowed:
+        if not sep or name not in SETTABLE:
             why = " (the network comes from the checkpoint)" if name in FROM_CHECKPOINT else ""
             raise AblationError(f"--set {setting!r}{why}: expected FIELD=VALUE with FIELD one "
-                                f"of {', '.join(allowed)}")
+                                f"of {', '.join(SETTABLE)}")
         try:
             value = None if text.strip().lower() in NONE else yaml.safe_load(text)
         except yaml.YAMLError:
