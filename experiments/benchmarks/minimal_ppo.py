@@ -2,9 +2,10 @@
 
 Plain torch and numpy, no tianshou, nothing but what PPO needs: sample from masked logits,
 store (T, N) arrays, GAE, then a few passes of clipped-surrogate minibatch steps. The same
-networks as `nesyworld.learning` (256-64 MLPs, one Adam over actor and critic) and the same
-losses; no evaluation, no convergence test, no statistics. What the real path spends beyond
-this, at the same env, copies and minibatch settings, is its overhead
+networks as `nesyworld.learning` (256-64 MLPs, one Adam over actor and critic, fused as the
+real path's: learning/algorithms/ppo.py `fused_adam`) and the same losses; no evaluation, no
+convergence test, no statistics. What the real path spends beyond this, at the same env,
+copies and minibatch settings, is its overhead
 (experiments/benchmarks/training.py puts the two side by side).
 
 Copies whose episode ended are restarted at once by a partial reset, as the real path does
@@ -57,7 +58,7 @@ def run(cfg: MinimalPPO, steps: int, seed: int = 0) -> float:
     obs, info = env.reset(seed=seed)
     n, a = cfg.envs, int(env.single_action_space.n)
     actor, critic = _mlp(obs.shape[1], a), _mlp(obs.shape[1], 1)
-    opt = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=cfg.lr)
+    opt = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=cfg.lr, fused=True)
     t_len = cfg.rollout
     start, taken = time.perf_counter(), 0
     while taken < steps:

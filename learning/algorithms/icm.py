@@ -21,7 +21,7 @@ from tianshou.data.types import RolloutBatchProtocol
 from tianshou.utils.net.discrete import IntrinsicCuriosityModule
 
 from nesyworld.learning.algorithms.networks import ICMFeatureNet
-from nesyworld.learning.algorithms.ppo import foreach_adam
+from nesyworld.learning.algorithms.ppo import fused_adam
 from nesyworld.learning.config import ICMConfig
 
 __all__ = ["CuriosityStats", "CuriosityWrapper", "build_icm", "curiosity_module"]
@@ -94,7 +94,7 @@ def build_icm(
     return CuriosityWrapper(
         wrapped_algorithm=algorithm,
         model=curiosity_module(obs_dim, int(action_space.n), config),
-        optim=foreach_adam(config.lr),
+        optim=fused_adam(config.lr),
         lr_scale=config.lr_scale,
         reward_scale=config.reward_scale,
         forward_loss_weight=config.forward_loss_weight,

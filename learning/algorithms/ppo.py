@@ -33,19 +33,25 @@ from nesyworld.learning.algorithms.networks import MaskedActor, ValueCritic
 from nesyworld.learning.algorithms.ppo_passes import ChunkTensors, LossSettings, run_passes
 from nesyworld.learning.config import PPOConfig
 
-__all__ = ["ScaledRewardPPO", "UpdatePolicy", "build_ppo", "foreach_adam", "minibatch_view"]
+__all__ = ["ScaledRewardPPO", "UpdatePolicy", "build_ppo", "fused_adam", "minibatch_view"]
 
 
-def foreach_adam(lr: float) -> TorchOptimizerFactory:
-    """Adam (torch's defaults otherwise) with its multi-tensor ("foreach") implementation.
+def fused_adam(lr: float) -> TorchOptimizerFactory:
+    """Adam (torch's defaults otherwise) with its fused implementation: one compiled pass over
+    each parameter tensor for the whole update.
 
-    Why: on CPU torch defaults to updating each parameter tensor in its own Python-level
-    loop; with three layers per network that loop was a tenth of a minibatch-64 gradient
-    step. The foreach update does the same arithmetic (bit-identical weights, checked in
-    tests/learning/test_fast_path.py), batched over the tensors. It is torch's Adam without
-    the import of torch's compiler (learning/algorithms/eager_adam.py).
+    Why: the per-tensor and multi-tensor ("foreach") updates run Adam's arithmetic as a
+    dozen separate torch operations per tensor, and torch's `sqrt` of an exact 0 runs on a
+    slow path (5x a nonzero's, measured on torch 2.13, AVX-512). Moments that stay exactly 0
+    are common here: inputs that read 0 throughout a run (the placeholder slots of the
+    paper's RL baselines, the types a recovery never sees) give their first-layer columns a
+    gradient of exactly 0. On the recovery's networks with half the first layer's inputs at
+    0, a step took 1,277 us with foreach and 290 us fused (one thread, 2026-11-30). The
+    fused update does Adam's arithmetic in another order, so its weights differ from the
+    per-tensor Adam's in the last bits (tests/learning/test_fast_path.py). It is torch's Adam
+    without the import of torch's compiler (learning/algorithms/eager_adam.py).
     """
-    return TorchOptimizerFactory(eager_adam_class(), lr=lr, foreach=True)
+    return TorchOptimizerFactory(eager_adam_class(), lr=lr, fused=True)
 
 
 NO_GRAD_BATCH = 8192
@@ -261,7 +267,7 @@ def build_ppo(
         reward_scale=config.reward_scale,
         policy=policy,
         critic=critic,
-        optim=foreach_adam(config.lr),
+        optim=fused_adam(config.lr),
         eps_clip=config.eps_clip,
         dual_clip=config.dual_clip,
         value_clip=config.value_clip,

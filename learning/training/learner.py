@@ -98,7 +98,9 @@ class Learner:
         self.ppo.policy.actor.load_state_dict(ckpt.actor_state)
         self.ppo.critic.load_state_dict(ckpt.critic_state)
         if ckpt.ppo_optim_state is not None:
-            self.ppo.optim.load_state_dict(_with_lr(ckpt.ppo_optim_state, self.ppo_config.lr))
+            self.ppo.optim.load_state_dict(
+                _as_configured(ckpt.ppo_optim_state, self.ppo.optim.state_dict(),
+                               self.ppo_config.lr))
         if ckpt.return_stats is not None:
             self.ppo.ret_rms.mean = np.asarray(ckpt.return_stats["mean"], dtype=np.float64)
             self.ppo.ret_rms.var = np.asarray(ckpt.return_stats["var"], dtype=np.float64)
@@ -114,17 +116,26 @@ class Learner:
                 self.icm.model.load_state_dict(ckpt.icm_state)
                 if ckpt.icm_optim_state is not None:
                     self.icm.optim.load_state_dict(
-                        _with_lr(ckpt.icm_optim_state, self.icm_config.lr)
+                        _as_configured(ckpt.icm_optim_state, self.icm.optim.state_dict(),
+                                       self.icm_config.lr)
                     )
 
 
-def _with_lr(optim_state: dict[str, Any], lr: float) -> dict[str, Any]:
-    """A copy of a torch optimiser state dict with every param group's lr set to `lr`.
+IMPLEMENTATION_KEYS = ("foreach", "fused", "capturable", "differentiable")
+"""Param-group settings of a torch optimiser that choose how it computes, not what."""
 
-    Why: `Optimizer.load_state_dict` restores the saved param groups, lr included, which would
-    silently override the fine-tuning run's configured lr.
+
+def _as_configured(saved: dict[str, Any], live: dict[str, Any], lr: float) -> dict[str, Any]:
+    """A copy of a saved torch optimiser state with this run's `lr` and implementation.
+
+    Why: `Optimizer.load_state_dict` restores the saved param groups whole, which would
+    silently override the fine-tuning run's configured lr, and would bring back the
+    implementation the saving run used (a checkpoint made with the foreach Adam would turn
+    this run's fused Adam back into it). The moments are what a checkpoint carries over.
     """
-    state = copy.deepcopy(optim_state)
+    state = copy.deepcopy(saved)
+    for group, current in zip(state["param_groups"], live["param_groups"], strict=False):
+        group.update({k: current[k] for k in IMPLEMENTATION_KEYS if k in current})
     for group in state["param_groups"]:
         group["lr"] = lr
     return state

@@ -107,3 +107,25 @@ def test_a_setting_that_may_be_none_loads_as_none(trained: TrainResult, tmp_path
     torch.save(payload, path)
     with pytest.raises(ValueError, match=r"ppo\.lr is malformed"):
         load_checkpoint(path)
+
+
+def test_loading_keeps_this_runs_adam_implementation(trained: TrainResult) -> None:
+    """A checkpoint saved by another Adam implementation (the foreach Adam of earlier
+    releases) loads its moments, not its implementation: the run stays fused and steps."""
+    ckpt = trained.checkpoint()
+    saved = ckpt.ppo_optim_state
+    assert saved is not None
+    for group in saved["param_groups"]:
+        group.update(foreach=True, fused=None)
+    learner = build_learner(ckpt.observation_space, ckpt.action_space, PPOConfig())
+    learner.load(ckpt)
+    groups = learner.ppo.optim.state_dict()["param_groups"]
+    assert all(g["fused"] is True and g["foreach"] is None for g in groups)
+    moments = learner.ppo.optim.state_dict()["state"]
+    for key, entry in saved["state"].items():
+        assert torch.equal(moments[key]["exp_avg"], entry["exp_avg"])
+    x = torch.zeros(1, ckpt.obs_dim)
+    before = [p.detach().clone() for p in learner.ppo.critic.parameters()]
+    learner.ppo.optim.step(learner.ppo.critic.values(x).sum())
+    assert any(not torch.equal(b, p) for b, p in
+               zip(before, learner.ppo.critic.parameters(), strict=True))
