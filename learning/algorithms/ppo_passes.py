@@ -22,6 +22,7 @@ import torch
 from tianshou.algorithm.modelfree.a2c import A2CTrainingStats
 from tianshou.data import Batch, SequenceSummaryStats
 
+from nesyworld.learning.algorithms import categorical
 from nesyworld.learning.algorithms.masking import illegal_actions
 from nesyworld.learning.algorithms.networks import MaskedActor, ValueCritic
 
@@ -93,14 +94,12 @@ def _loss(actor: MaskedActor, critic: ValueCritic, chunk: ChunkTensors, rows: to
     """(loss, clip loss, value loss, entropy) of one minibatch, as tianshou's PPO."""
     x = chunk.obs[rows]
     illegal = None if chunk.illegal is None else chunk.illegal[rows]
-    # no argument validation: it re-checks every logit on each call, and these come from
-    # our own network
-    dist = torch.distributions.Categorical(logits=actor.logits(x, illegal),
-                                           validate_args=False)
+    log_probs = categorical.normalize(actor.logits(x, illegal))
     adv = chunk.adv[rows]
     if settings.advantage_normalization:
         adv = (adv - adv.mean()) / (adv.std() + settings.eps)
-    ratio = (dist.log_prob(chunk.act[rows]) - chunk.logp_old[rows]).exp().float()
+    ratio = (categorical.log_prob(log_probs, chunk.act[rows])
+             - chunk.logp_old[rows]).exp().float()
     surr1 = ratio * adv
     surr2 = ratio.clamp(1.0 - settings.eps_clip, 1.0 + settings.eps_clip) * adv
     if settings.dual_clip:
@@ -117,7 +116,7 @@ def _loss(actor: MaskedActor, critic: ValueCritic, chunk: ChunkTensors, rows: to
         vf_loss = torch.max((returns - value).pow(2), (returns - v_clip).pow(2)).mean()
     else:
         vf_loss = (returns - value).pow(2).mean()
-    entropy = dist.entropy().mean()
+    entropy = categorical.entropy(log_probs).mean()
     loss = clip_loss + settings.vf_coef * vf_loss - settings.ent_coef * entropy
     return loss, clip_loss, vf_loss, entropy
 

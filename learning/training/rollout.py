@@ -25,6 +25,7 @@ from gymnasium.vector.utils import iterate
 from tianshou.data import Batch, ReplayBuffer
 from tianshou.env import BaseVectorEnv
 
+from nesyworld.learning.algorithms import categorical
 from nesyworld.learning.algorithms.masking import flatten_observation, illegal_actions
 from nesyworld.learning.algorithms.networks import MaskedActor
 from nesyworld.learning.training.vector_adapter import VectorEnvAdapter
@@ -225,10 +226,9 @@ class Rollout:
             logits = self.actor.logits(x, illegal_actions(m, (len(x), -1)))
         else:
             logits, _ = self.actor({"obs": x, "mask": m})
-        # no argument validation (it re-checks every logit at every step): the same draws
-        dist = torch.distributions.Categorical(logits=logits, validate_args=False)
-        act = dist.sample()
-        return act.numpy(), dist.log_prob(act).numpy()
+        log_probs = categorical.normalize(logits)
+        act = categorical.sample(log_probs)
+        return act.numpy(), categorical.log_prob(log_probs, act).numpy()
 
     def collect(self, n_step: int) -> tuple[RolloutBuffer, ChunkStats]:
         """At least `n_step` transitions (a multiple of N), as a buffer for one update."""
