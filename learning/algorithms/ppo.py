@@ -42,11 +42,11 @@ def fused_adam(lr: float) -> TorchOptimizerFactory:
 
     Why: the per-tensor and multi-tensor ("foreach") updates run Adam's arithmetic as a
     dozen separate torch operations per tensor, and torch's `sqrt` of an exact 0 runs on a
-    slow path (5x a nonzero's, measured on torch 2.13, AVX-512). Moments that stay exactly 0
+    slow path (6x a nonzero's, measured on torch 2.13, AVX-512). Moments that stay exactly 0
     are common here: inputs that read 0 throughout a run (the placeholder slots of the
     paper's RL baselines, the types a recovery never sees) give their first-layer columns a
     gradient of exactly 0. On the recovery's networks with half the first layer's inputs at
-    0, a step took 1,277 us with foreach and 290 us fused (one thread, 2026-11-30). The
+    0, a step took 435 us with foreach and 142 us fused (one thread, 2026-11-30). The
     fused update does Adam's arithmetic in another order, so its weights differ from the
     per-tensor Adam's in the last bits (tests/learning/test_fast_path.py). It is torch's Adam
     without the import of torch's compiler (learning/algorithms/eager_adam.py).
