@@ -136,7 +136,7 @@ def _as_configured(saved: dict[str, Any], live: dict[str, Any], lr: float) -> di
     state = copy.deepcopy(saved)
     for group, current in zip(state["param_groups"], live["param_groups"], strict=False):
         group.update({k: current[k] for k in IMPLEMENTATION_KEYS if k in current})
-    for group in state["param_groups"]:
+    for group in state["param_groups"]:  # every saved group, even one the run lacks
         group["lr"] = lr
     return state
 

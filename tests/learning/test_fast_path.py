@@ -1,8 +1,8 @@
 """The lean training path changes speed, not learning: `Rollout` gives the transitions tianshou's
 Collector gives (same actions from the same random stream), its buffer gives the same update,
-the tensor minibatch view gives bit-identical weights, the fused Adam torch's Adam up to
-float rounding, and `LeanEvaluation`
-gives the Collector's evaluation episodes, env steps, random draws and env state."""
+the tensor minibatch view gives bit-identical weights, the fused Adam torch's Adam up to float
+rounding, and `LeanEvaluation` gives the Collector's evaluation episodes, env steps, random
+draws and env state."""
 
 from __future__ import annotations
 
