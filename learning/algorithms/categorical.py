@@ -1,4 +1,4 @@
-"""The categorical distribution over actions as the three operations training calls.
+"""The categorical distribution over actions as the four operations training calls.
 
 Why not `torch.distributions.Categorical`: the rollout builds one per env step and PPO one per
 minibatch, and each construction checks shapes, broadcasts and wraps lazily computed
