@@ -1,0 +1,106 @@
+"""Our results as NovelGym's own code would have logged them, to explain its I_novelty.
+
+The paper defines a success rate as S = s / n (section 5.2), and our metrics follow it
+(metrics.py). NovelGym's training script logs another number: its test logger
+(`ts_extensions/custom_logger.py`, `test/percent_dones`) takes the share of test episodes
+that ended before the episode cut *and* whose evaluation's mean return is above a floor, where
+the return it compares is the mean over all the evaluation's episodes, one number. So an
+evaluation whose mean return is at or below the floor (0 for its single-agent env) logs a
+success of 0 whatever share of its episodes succeeded. With a goal reward of 1,000, a step
+reward of -1 and episodes cut at 400 steps, that is every evaluation below about a third of
+successes. An agent whose pre-novelty policy still succeeds now and then right after the
+novelty logs an immediate success of 0 and an I_novelty of 1 there.
+
+The convergence test asks for a success of at least 0.9 and a mean return of at least 400,
+where the floor never bites, so T_adapt should not change; `logged_record` recomputes the
+convergence flags rather than assume it.
+
+Our curve points keep the success rate and the mean return, not each episode, so the
+episodes "ended before the cut" are our successful ones: right for the RL baselines, whose
+action space has no `give_up` (NovelGym's had none either); for an agent that gives up, a
+give-up ends an episode early too and NovelGym would have counted it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from nesyworld.experiments.protocol.metrics import MetricsError
+from nesyworld.experiments.protocol.records import CurvePoint, RunSpec
+
+RETURN_FLOOR = 0.0
+"""NovelGym's `rew_min` for its single-agent env (train.py: 500 only for its `sa_a` env)."""
+
+
+def logged_success(point: Mapping[str, Any], floor: float = RETURN_FLOOR) -> float:
+    """NovelGym's logged success of one evaluation: our success rate, or 0 when the
+    evaluation's mean return is not above `floor`."""
+    reward = float(point.get("mean_reward", math.nan))
+    if math.isnan(reward):
+        raise MetricsError("a curve point without a mean return (recorded before it was kept) "
+                           "has no NovelGym-logged success")
+    return float(point["success_rate"]) if reward > floor else 0.0
+
+
+def logged_record(record: Mapping[str, Any], floor: float = RETURN_FLOOR) -> dict[str, Any]:
+    """The record with every curve point's success rate as NovelGym logged it and the
+    convergence flags recomputed on those rates (paper appendix A, `run.converged`), so that
+    `metrics_of` gives I_novelty and T_adapt as NovelGym's logs would have shown them."""
+    from nesyworld.experiments.protocol.run import converged
+
+    protocol = RunSpec.from_dict(dict(record["spec"])).protocol
+    out: list[dict[str, Any]] = []
+    for phase in ("pre", "post"):
+        points = [CurvePoint(**{**p, "success_rate": logged_success(p, floor)})
+                  for p in record.get("curve") or [] if p["phase"] == phase]
+        first = next((i for i, p in enumerate(points)
+                      if p.epoch > 0 and converged(protocol, points[:i + 1])), None)
+        # the protocol flags the first converged point; the points after it (training to the
+        # full budget, the post-adaptation evaluation) keep the flags they were written with
+        flags = ([False] * len(points) if first is None else
+                 [False] * first + [True] + [p.converged for p in points[first + 1:]])
+        out.extend(replace(p, converged=f).as_dict() for p, f in zip(points, flags, strict=True))
+    return {**record, "curve": out}
+
+
+def _compare(records: Sequence[Mapping[str, Any]]) -> None:
+    from nesyworld.experiments.protocol.metrics import metrics_of
+    from nesyworld.experiments.protocol.paper_table2 import (
+        comparison_markdown,
+        paper_comparison,
+    )
+    from nesyworld.experiments.protocol.report import table2_rows
+
+    ok = [r for r in records if r.get("status", "ok") == "ok"]
+    logged = [logged_record(r) for r in ok]
+    ours = {(c.novelty, c.agent, c.metric): c for c in paper_comparison(table2_rows(ok))}
+    rows = [replace(c, note=f"S = s/n: {ours[(c.novelty, c.agent, c.metric)].ours}")
+            for c in paper_comparison(table2_rows(logged)) if c.metric.startswith("I_novelty")]
+    print("I_novelty with NovelGym's logged success, beside the paper's; the note gives ours "
+          "with S = s/n (the paper's definition)\n")
+    print(comparison_markdown(rows))
+    same = sum(metrics_of(a).t_adapt_env_steps == metrics_of(b).t_adapt_env_steps
+               and metrics_of(a).adaptation == metrics_of(b).adaptation
+               for a, b in zip(ok, logged, strict=True))
+    print(f"\nT_adapt and whether it was needed: the same in {same} of {len(ok)} runs")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m nesyworld.experiments.protocol.novelgym_logging",
+        description="I_novelty and T_adapt of a results file as NovelGym's test logger would "
+                    "have shown them, beside the paper's and ours.")
+    parser.add_argument("results", help="a results file (JSON lines) of the paper's protocol")
+    args = parser.parse_args(argv)
+    from nesyworld.experiments.protocol.report import read_records
+
+    _compare(read_records(args.results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,87 @@
+"""Our curves as NovelGym's test logger would have shown them (its mean-return floor)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from nesyworld.experiments.protocol.metrics import Adaptation, MetricsError, metrics_of
+from nesyworld.experiments.protocol.novelgym_logging import (
+    logged_record,
+    logged_success,
+    main,
+)
+
+INJECTION = {"env_steps": 1000, "actions": 1000, "cpu_seconds": 1.0}
+
+
+def point(phase: str, epoch: int, env_steps: int, success: float, reward: float,
+          converged: bool = False) -> dict[str, Any]:
+    return {"phase": phase, "epoch": epoch, "env_steps": env_steps, "actions": env_steps,
+            "cpu_seconds": env_steps / 1000, "success_rate": success, "mean_steps": 60.0,
+            "episodes": 100, "converged": converged, "mean_reward": reward}
+
+
+def record(post: list[dict[str, Any]]) -> dict[str, Any]:
+    pre = [point("pre", 1, 500, 1.0, 940.0), point("pre", 2, 1000, 1.0, 940.0, True)]
+    return {"key": "transfer_rl_unmasked/pogostick/axe/0", "status": "ok", "error": "",
+            "spec": {"agent": "transfer_rl_unmasked", "domain": "pogostick", "novelty": "axe",
+                     "seed": 0, "protocol": {"eta": 2, "nu": 1}},
+            "novelty": dict(INJECTION), "curve": pre + post, "detections": []}
+
+
+def test_an_evaluation_with_a_mean_return_at_or_below_the_floor_logs_no_success() -> None:
+    assert logged_success(point("post", 0, 0, 0.25, -120.0)) == 0.0
+    assert logged_success(point("post", 0, 0, 0.25, 0.0)) == 0.0
+    assert logged_success(point("post", 0, 0, 0.4, 12.0)) == 0.4
+    assert logged_success(point("post", 0, 0, 0.4, 12.0), floor=500.0) == 0.0
+
+
+def test_a_point_without_a_mean_return_is_refused() -> None:
+    with pytest.raises(MetricsError, match="mean return"):
+        logged_success(point("post", 0, 0, 0.5, math.nan))
+
+
+def test_immediate_successes_under_the_floor_log_as_a_full_impact() -> None:
+    post = [point("post", 0, 1000, 0.2, -200.0),
+            point("post", 1, 2000, 0.95, 850.0),
+            point("post", 2, 3000, 0.97, 870.0, True),
+            point("post", 3, 3000, 0.96, 860.0, True)]
+    ours, logged = metrics_of(record(post)), metrics_of(logged_record(record(post)))
+    assert ours.i_novelty == pytest.approx(0.8)
+    assert logged.i_novelty == 1.0
+    assert logged.t_adapt_env_steps == ours.t_adapt_env_steps == 2000
+    assert logged.s_post == ours.s_post == 0.96
+
+
+def test_convergence_is_recomputed_on_the_logged_rates_not_copied() -> None:
+    # epoch 1 succeeds at 0.95 with a negative mean return (logged 0): at S = s/n it is a
+    # better epoch before the last two, so epoch 3 does not converge; logged, it does
+    post = [point("post", 0, 1000, 0.2, -200.0),
+            point("post", 1, 2000, 0.95, -5.0),
+            point("post", 2, 3000, 0.92, 600.0),
+            point("post", 3, 4000, 0.93, 620.0)]
+    ours, logged = metrics_of(record(post)), metrics_of(logged_record(record(post)))
+    assert ours.adaptation is Adaptation.NOT_ADAPTED
+    assert logged.adaptation is Adaptation.ADAPTED and logged.t_adapt_env_steps == 3000
+    curve = logged_record(record(post))["curve"]
+    assert [p["converged"] for p in curve if p["phase"] == "post"] == [False, False, False,
+                                                                        True]
+
+
+def test_the_command_prints_impact_beside_the_paper(tmp_path, capsys) -> None:
+    import json
+
+    post = [point("post", 0, 1000, 0.2, -200.0),
+            point("post", 1, 2000, 0.95, 850.0),
+            point("post", 2, 3000, 0.97, 870.0, True),
+            point("post", 3, 3000, 0.96, 860.0, True)]
+    path = tmp_path / "results.jsonl"
+    path.write_text(json.dumps(record(post)) + "\n")
+    assert main([str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "| axe | transfer_rl_unmasked | I_novelty ↓ | 1.00" in out
+    assert "S = s/n: 0.80" in out
+    assert "the same in 1 of 1 runs" in out
