@@ -19,6 +19,12 @@ Our curve points keep the success rate and the mean return, not each episode, so
 episodes "ended before the cut" are our successful ones: right for the RL baselines, whose
 action space has no `give_up` (NovelGym's had none either); for an agent that gives up, a
 give-up ends an episode early too and NovelGym would have counted it.
+
+NovelGym also counts time otherwise: tianshou's `env_step` is the training collector's steps,
+and its 100-episode tests are not in it. Our RL agents' T_adapt counts every env step the
+agent caused, which includes one evaluation episode of the learner's own per epoch
+(docs/COUNTS.md). Their epochs are exactly `epoch_steps` of training, so
+`training_steps_record` gives T_adapt as tianshou counted it.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from dataclasses import replace
 from typing import Any
 
 from nesyworld.experiments.protocol.metrics import MetricsError
-from nesyworld.experiments.protocol.records import CurvePoint, RunSpec
+from nesyworld.experiments.protocol.records import RL_AGENTS, UNMASKED, CurvePoint, RunSpec
 
 RETURN_FLOOR = 0.0
 """NovelGym's `rew_min` for its single-agent env (train.py: 500 only for its `sa_a` env)."""
@@ -67,6 +73,32 @@ def logged_record(record: Mapping[str, Any], floor: float = RETURN_FLOOR) -> dic
     return {**record, "curve": out}
 
 
+def training_steps_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    """An RL agent's record with its post-novelty counters in training env steps only, as
+    tianshou's `env_step` counts them: each training epoch `epoch_steps` (the budget's last
+    one, if cut short, its own steps), its learner's evaluation episode left out."""
+    spec = record["spec"]
+    if str(spec["agent"]).removesuffix(UNMASKED) not in RL_AGENTS:
+        raise MetricsError(f"run {record.get('key', '?')}: only an RL agent's epochs are "
+                           "whole epochs of training")
+    epoch = RunSpec.from_dict(dict(spec)).protocol.epoch_steps
+    start = int(record["novelty"]["env_steps"])
+    post = sorted((p for p in record.get("curve") or [] if p["phase"] == "post"),
+                  key=lambda p: (p["env_steps"], p["epoch"]))
+    grown = [int(p["env_steps"]) - int(q["env_steps"])
+             for q, p in zip([{"env_steps": start}, *post], post, strict=False)]
+    last = max((i for i, g in enumerate(grown) if g > 0), default=-1)
+    if any(0 < g < epoch for i, g in enumerate(grown) if i != last):
+        raise MetricsError(f"run {record.get('key', '?')}: an epoch shorter than "
+                           f"{epoch} env steps before the last; its epochs are not whole")
+    out, trained = [], 0
+    for p, grew in zip(post, grown, strict=True):
+        trained += min(grew, epoch) if grew > 0 else 0
+        out.append({**p, "env_steps": start + trained})
+    return {**record, "curve": [p for p in record.get("curve") or [] if p["phase"] != "post"]
+            + out}
+
+
 def _compare(records: Sequence[Mapping[str, Any]]) -> None:
     from nesyworld.experiments.protocol.metrics import metrics_of
     from nesyworld.experiments.protocol.paper_table2 import (
@@ -87,6 +119,16 @@ def _compare(records: Sequence[Mapping[str, Any]]) -> None:
                and metrics_of(a).adaptation == metrics_of(b).adaptation
                for a, b in zip(ok, logged, strict=True))
     print(f"\nT_adapt and whether it was needed: the same in {same} of {len(ok)} runs")
+    rl = [r for r in ok if str(r["spec"]["agent"]).removesuffix(UNMASKED) in RL_AGENTS]
+    if rl:
+        trained = {(c.novelty, c.agent): c for c in paper_comparison(
+            table2_rows([training_steps_record(r) for r in rl])) if c.metric.startswith("T_")}
+        rows = [replace(trained[(c.novelty, c.agent)],
+                        note=f"all env steps: {c.ours}")
+                for c in paper_comparison(table2_rows(rl)) if c.metric.startswith("T_")]
+        print("\nThe RL agents' T_adapt in training env steps only (tianshou's env_step, as "
+              "NovelGym counted), beside the paper's; the note gives ours in all env steps\n")
+        print(comparison_markdown(rows))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,6 +12,7 @@ from nesyworld.experiments.protocol.novelgym_logging import (
     logged_record,
     logged_success,
     main,
+    training_steps_record,
 )
 
 INJECTION = {"env_steps": 1000, "actions": 1000, "cpu_seconds": 1.0}
@@ -75,9 +76,9 @@ def test_the_command_prints_impact_beside_the_paper(tmp_path, capsys) -> None:
     import json
 
     post = [point("post", 0, 1000, 0.2, -200.0),
-            point("post", 1, 2000, 0.95, 850.0),
-            point("post", 2, 3000, 0.97, 870.0, True),
-            point("post", 3, 3000, 0.96, 860.0, True)]
+            point("post", 1, 1000 + 4824, 0.95, 850.0),
+            point("post", 2, 1000 + 9648, 0.97, 870.0, True),
+            point("post", 3, 1000 + 9648, 0.96, 860.0, True)]
     path = tmp_path / "results.jsonl"
     path.write_text(json.dumps(record(post)) + "\n")
     assert main([str(path)]) == 0
@@ -85,3 +86,35 @@ def test_the_command_prints_impact_beside_the_paper(tmp_path, capsys) -> None:
     assert "| axe | transfer_rl_unmasked | I_novelty ↓ | 1.00" in out
     assert "S = s/n: 0.80" in out
     assert "the same in 1 of 1 runs" in out
+    assert "| axe | transfer_rl_unmasked | T_adapt ↓ | 9600 ± 0 |" in out
+
+
+def test_training_steps_leave_out_the_learners_evaluation_episodes() -> None:
+    # protocol epochs of 4,800 (the default): each post epoch adds 4,800 training steps and
+    # one learner evaluation episode (24 and 400 steps here); the last is cut by the budget
+    rec = record([point("post", 0, 1000, 0.2, -200.0),
+                  point("post", 1, 1000 + 4824, 0.95, 850.0),
+                  point("post", 2, 1000 + 9624 + 400, 0.97, 870.0, True),
+                  point("post", 3, 1000 + 10024 + 1600, 0.96, 860.0),
+                  point("post", 4, 1000 + 11624, 0.96, 860.0)])
+    rec["spec"]["protocol"] = {}
+    steps = [p["env_steps"] for p in training_steps_record(rec)["curve"] if p["phase"] == "post"]
+    assert steps == [1000, 5800, 10600, 12200, 12200]
+    assert metrics_of(training_steps_record(rec)).t_adapt_env_steps == 9600
+    assert metrics_of(rec).t_adapt_env_steps == 10024
+
+
+def test_training_steps_are_refused_for_an_agent_whose_epochs_are_not_training() -> None:
+    rec = record([point("post", 0, 1000, 0.2, -200.0)])
+    rec["spec"]["agent"] = "rapidlearn+"
+    with pytest.raises(MetricsError, match="only an RL agent"):
+        training_steps_record(rec)
+
+
+def test_an_epoch_short_of_the_protocols_before_the_last_is_refused() -> None:
+    rec = record([point("post", 0, 1000, 0.2, -200.0),
+                  point("post", 1, 2000, 0.95, 850.0),
+                  point("post", 2, 3000 + 4800, 0.97, 870.0, True)])
+    rec["spec"]["protocol"] = {}
+    with pytest.raises(MetricsError, match="not whole"):
+        training_steps_record(rec)
