@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from itertools import pairwise
 from typing import Any
 
 from nesyworld.experiments.protocol.metrics import MetricsError
@@ -40,6 +42,10 @@ from nesyworld.experiments.protocol.records import RL_AGENTS, UNMASKED, CurvePoi
 
 RETURN_FLOOR = 0.0
 """NovelGym's `rew_min` for its single-agent env (train.py: 500 only for its `sa_a` env)."""
+
+
+def _is_rl(record: Mapping[str, Any]) -> bool:
+    return str(record["spec"]["agent"]).removesuffix(UNMASKED) in RL_AGENTS
 
 
 def logged_success(point: Mapping[str, Any], floor: float = RETURN_FLOOR) -> float:
@@ -77,16 +83,14 @@ def training_steps_record(record: Mapping[str, Any]) -> dict[str, Any]:
     """An RL agent's record with its post-novelty counters in training env steps only, as
     tianshou's `env_step` counts them: each training epoch `epoch_steps` (the budget's last
     one, if cut short, its own steps), its learner's evaluation episode left out."""
-    spec = record["spec"]
-    if str(spec["agent"]).removesuffix(UNMASKED) not in RL_AGENTS:
+    if not _is_rl(record):
         raise MetricsError(f"run {record.get('key', '?')}: only an RL agent's epochs are "
                            "whole epochs of training")
-    epoch = RunSpec.from_dict(dict(spec)).protocol.epoch_steps
+    epoch = RunSpec.from_dict(dict(record["spec"])).protocol.epoch_steps
     start = int(record["novelty"]["env_steps"])
     post = sorted((p for p in record.get("curve") or [] if p["phase"] == "post"),
                   key=lambda p: (p["env_steps"], p["epoch"]))
-    grown = [int(p["env_steps"]) - int(q["env_steps"])
-             for q, p in zip([{"env_steps": start}, *post], post, strict=False)]
+    grown = [b - a for a, b in pairwise([start, *(int(p["env_steps"]) for p in post)])]
     last = max((i for i, g in enumerate(grown) if g > 0), default=-1)
     if any(0 < g < epoch for i, g in enumerate(grown) if i != last):
         raise MetricsError(f"run {record.get('key', '?')}: an epoch shorter than "
@@ -115,11 +119,13 @@ def _compare(records: Sequence[Mapping[str, Any]]) -> None:
     print("I_novelty with NovelGym's logged success, beside the paper's; the note gives ours "
           "with S = s/n (the paper's definition)\n")
     print(comparison_markdown(rows))
-    same = sum(metrics_of(a).t_adapt_env_steps == metrics_of(b).t_adapt_env_steps
-               and metrics_of(a).adaptation == metrics_of(b).adaptation
-               for a, b in zip(ok, logged, strict=True))
+    def t_adapt(record: Mapping[str, Any]) -> tuple[Any, int | None]:
+        m = metrics_of(record)
+        return m.adaptation, m.t_adapt_env_steps
+
+    same = sum(t_adapt(a) == t_adapt(b) for a, b in zip(ok, logged, strict=True))
     print(f"\nT_adapt and whether it was needed: the same in {same} of {len(ok)} runs")
-    rl = [r for r in ok if str(r["spec"]["agent"]).removesuffix(UNMASKED) in RL_AGENTS]
+    rl = [r for r in ok if _is_rl(r)]
     if rl:
         trained = {(c.novelty, c.agent): c for c in paper_comparison(
             table2_rows([training_steps_record(r) for r in rl])) if c.metric.startswith("T_")}
@@ -139,8 +145,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("results", help="a results file (JSON lines) of the paper's protocol")
     args = parser.parse_args(argv)
     from nesyworld.experiments.protocol.report import read_records
+    from nesyworld.world.errors import SpecError
 
-    _compare(read_records(args.results))
+    try:
+        _compare(read_records(args.results))
+    except (MetricsError, SpecError, OSError) as err:
+        print(f"novelgym_logging: {err}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -118,3 +118,16 @@ def test_an_epoch_short_of_the_protocols_before_the_last_is_refused() -> None:
     rec["spec"]["protocol"] = {}
     with pytest.raises(MetricsError, match="not whole"):
         training_steps_record(rec)
+
+
+def test_the_command_reports_a_curve_without_returns_in_one_line(tmp_path, capsys) -> None:
+    import json
+
+    rec = record([point("post", 0, 1000, 0.2, -200.0)])
+    for p in rec["curve"]:
+        del p["mean_reward"]
+    path = tmp_path / "results.jsonl"
+    path.write_text(json.dumps(rec) + "\n")
+    assert main([str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "mean return" in err
