@@ -321,10 +321,12 @@ def knowledge_regimes(records: Iterable[Mapping[str, Any]]) -> list[str]:
 
 def write_report(records: Sequence[Mapping[str, Any]], out_dir: str | Path,
                  impact_tolerance: float = 0.0) -> dict[str, Path]:
-    """Write metrics.csv, report.md (table 2, comparison with the paper, budgets) and figure 4
-    per novelty as PNG, SVG and PDF; return their paths by name ("csv", "markdown",
-    "figure4_<novelty>" for the PNG, "figure4_<novelty>.svg" and ".pdf" for the others)."""
+    """Write metrics.csv, report.md (table 2, comparison with the paper, each run, budgets)
+    and figure 4 per novelty as PNG, SVG and PDF; return their paths by name ("csv",
+    "markdown", "figure4_<novelty>" for the PNG, "figure4_<novelty>.svg" and ".pdf" for the
+    others)."""
     from nesyworld.experiments.protocol.paper_table2 import comparison_markdown, paper_comparison
+    from nesyworld.experiments.protocol.seed_table import seed_table_markdown
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -349,6 +351,9 @@ def write_report(records: Sequence[Mapping[str, Any]], out_dir: str | Path,
             f"agents: {'; '.join(regimes) or 'none ran'} (docs/KNOWLEDGE.md).\n\n"
             f"## Table 2 (mean ± std over seeds)\n\n{table2_markdown(rows)}\n"
             + beside +
+            "## Run by run\n\nT_adapt in env steps, S_post in brackets; a run that did not "
+            "adapt gives its best success rate after the novelty.\n\n"
+            f"{seed_table_markdown(records)}\n"
             f"## Budgets\n\n{_budgets(records)}\n")
     paths = {"csv": write_csv(records, out_dir / "metrics.csv", impact_tolerance),
              "markdown": out_dir / "report.md"}

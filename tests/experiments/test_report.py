@@ -228,6 +228,9 @@ def test_write_report_and_read_records(records: list[dict[str, Any]], tmp_path: 
     assert all(p.exists() and p.stat().st_size > 0 for p in paths.values())
     text = paths["markdown"].read_text()
     assert "2000 ± 816" in text and '"post_steps": 3000' in text
+    # run by run: the retried seed 9 with its redone record, best success where not adapted
+    assert ("| axe | rapidlearn+ | 1,000 (1.00) | 2,000 (0.90) | 3,000 (0.80) | not adapted "
+            "(best 0.20) | not adapted (best 0.20) |") in text
     # these fake runs used budgets of their own: never set beside the paper's figures
     assert "Not compared: these runs used the custom protocol" in text
     assert "71040 ± 17413" not in text
