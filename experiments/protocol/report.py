@@ -48,7 +48,8 @@ METRIC_LABELS = {"s_pre": "S_pre ↑", "i_novelty": "I_novelty ↓", "t_adapt": 
 METRIC_DIGITS = {"s_pre": 2, "i_novelty": 2, "t_adapt": 0, "s_post": 2, "delta_t": 1}
 
 
-def _order(value: str, order: Sequence[str]) -> tuple[int, str]:
+def order_key(value: str, order: Sequence[str]) -> tuple[int, str]:
+    """Sort key: the place of `value` in `order`, unknown values after, by name."""
     return (order.index(value) if value in order else len(order), value)
 
 
@@ -157,8 +158,8 @@ def table2_rows(records: Iterable[Mapping[str, Any]], impact_tolerance: float = 
             correctly_detected=sum(m.correctly_detected_trial for m in ms),
             false_positives=sum(m.false_positives for m in ms),
             detection_delay_env_steps=Stat.of(m.detection_delay_env_steps for m in ms)))
-    return sorted(rows, key=lambda r: (r.domain, _order(r.novelty, NOVELTY_ORDER),
-                                       _order(r.agent, AGENT_ORDER)))
+    return sorted(rows, key=lambda r: (r.domain, order_key(r.novelty, NOVELTY_ORDER),
+                                       order_key(r.agent, AGENT_ORDER)))
 
 
 def format_stat(stat: Stat | None, digits: int) -> str:

@@ -9,11 +9,16 @@ shows the spread the comparison with the paper rests on.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from nesyworld.experiments.protocol.metrics import Adaptation, MetricsError, metrics_of
-from nesyworld.experiments.protocol.report import AGENT_ORDER, NOVELTY_ORDER, markdown_table
+from nesyworld.experiments.protocol.report import (
+    AGENT_ORDER,
+    NOVELTY_ORDER,
+    markdown_table,
+    order_key,
+)
 
 
 def seed_cell(record: Mapping[str, Any]) -> str:
@@ -26,10 +31,6 @@ def seed_cell(record: Mapping[str, Any]) -> str:
         return f"not needed ({m.s_post:.2f})"
     best = max(float(p["success_rate"]) for p in record["curve"] if p["phase"] == "post")
     return f"not adapted (best {best:.2f})"
-
-
-def _rank(value: str, order: Sequence[str]) -> tuple[int, str]:
-    return (order.index(value) if value in order else len(order), value)
 
 
 def seed_table_markdown(records: Iterable[Mapping[str, Any]]) -> str:
@@ -46,7 +47,8 @@ def seed_table_markdown(records: Iterable[Mapping[str, Any]]) -> str:
     if not cells:
         return "No finished runs.\n"
     seeds = sorted({s for row in cells.values() for s in row})
-    keys = sorted(cells, key=lambda k: (_rank(k[0], NOVELTY_ORDER), _rank(k[1], AGENT_ORDER)))
+    keys = sorted(cells, key=lambda k: (order_key(k[0], NOVELTY_ORDER),
+                                      order_key(k[1], AGENT_ORDER)))
     rows = [[novelty, agent, *(cells[(novelty, agent)].get(s, "") for s in seeds)]
             for novelty, agent in keys]
     return markdown_table(["Novelty", "Agent", *(f"seed {s}" for s in seeds)], rows)
