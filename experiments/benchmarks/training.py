@@ -199,8 +199,8 @@ def with_ceilings(rows: list[Row], settings: list[BenchmarkCase | None], repeats
 def measure(steps: int, num_envs: int, minibatch: int = 2048, passes: int = 4,
             recovery: bool = True, rl_baseline: bool = False, repeats: int = 2,
             threads: int = 1) -> list[Row]:
-    """The rows; the PPO rows and their references on `threads` torch threads (the recovery
-    rows on the recovery's own one), the ceilings always for one thread."""
+    """The rows, each with its reference, on `threads` torch threads (1: the recovery's own
+    setting too); the ceilings always for one thread."""
     torch.set_num_threads(threads)  # as TrainConfig.torch_threads does for the real path
     chunk = max(num_envs, min(4096, steps // 4) // num_envs * num_envs)
     raw = vector_env_rate(num_envs, min(steps, 20_000))
@@ -226,6 +226,7 @@ def measure(steps: int, num_envs: int, minibatch: int = 2048, passes: int = 4,
         world, failure = axe_failure(kb)
         for copies in (None, 0):
             setting = recovery_setting(world, failure, kb, steps, copies=copies)
+            setting = replace(setting, train=replace(setting.train, torch_threads=threads))
             settings.append(setting)
             rec_raw = recovery_env_rate(setting, min(steps, 20_000 if copies is None else 4000))
             rows.append(row(setting, partial(_case_rate, setting), rec_raw))
@@ -248,8 +249,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rl-baseline", action="store_true", help="add the RL baseline row")
     parser.add_argument("--repeats", type=int, default=2, help="best of, per row and reference")
     parser.add_argument("--threads", type=int, default=1,
-                        help="torch threads of the PPO rows and their references (ceilings "
-                        "stay one thread's)")
+                        help="torch threads of every row and its reference (ceilings stay "
+                        "one thread's)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     rows = measure(args.steps, args.envs, args.minibatch, args.passes,
