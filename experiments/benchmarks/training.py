@@ -196,6 +196,18 @@ def with_ceilings(rows: list[Row], settings: list[BenchmarkCase | None], repeats
     return out
 
 
+def recovery_settings(kb: KnowledgeBase, steps: int, threads: int = 1) -> list[BenchmarkCase]:
+    """What recovery training uses (the batched recovery env), then the RecoveryEnvs it used
+    before (and still uses where a world does not run on the batched core): what the batched
+    env bought, in the same run; both on `threads` torch threads."""
+    world, failure = axe_failure(kb)
+    out = []
+    for copies in (None, 0):
+        setting = recovery_setting(world, failure, kb, steps, copies=copies)
+        out.append(replace(setting, train=replace(setting.train, torch_threads=threads)))
+    return out
+
+
 def measure(steps: int, num_envs: int, minibatch: int = 2048, passes: int = 4,
             recovery: bool = True, rl_baseline: bool = False, repeats: int = 2,
             threads: int = 1) -> list[Row]:
@@ -220,15 +232,10 @@ def measure(steps: int, num_envs: int, minibatch: int = 2048, passes: int = 4,
     settings: list[BenchmarkCase | None] = [*ppo_rows]
     kb = KnowledgeBase.from_world(SPEC)
     if recovery:
-        # what recovery training uses (the batched recovery env), then the RecoveryEnvs it
-        # used before (and still uses where a world does not run on the batched core): what
-        # the batched env bought, in the same run
-        world, failure = axe_failure(kb)
-        for copies in (None, 0):
-            setting = recovery_setting(world, failure, kb, steps, copies=copies)
-            setting = replace(setting, train=replace(setting.train, torch_threads=threads))
+        for setting, env_steps in zip(recovery_settings(kb, steps, threads), (20_000, 4000),
+                                      strict=True):
             settings.append(setting)
-            rec_raw = recovery_env_rate(setting, min(steps, 20_000 if copies is None else 4000))
+            rec_raw = recovery_env_rate(setting, min(steps, env_steps))
             rows.append(row(setting, partial(_case_rate, setting), rec_raw))
     if rl_baseline:
         batched = rl_rate(steps, num_envs, True, kb)

@@ -43,3 +43,13 @@ def test_the_ppo_rows_train_on_the_threads_asked_for() -> None:
     for threads in (1, 2):
         rows = ppo_settings(64, 2, 32, threads=threads)
         assert [s.train.torch_threads for s in rows] == [threads] * 3
+
+
+def test_the_recovery_rows_train_on_the_threads_asked_for() -> None:
+    from nesyworld.symbolic.knowledge_base import KnowledgeBase
+
+    kb = KnowledgeBase.from_world(training.SPEC)
+    for threads in (1, 2):
+        rows = training.recovery_settings(kb, 64, threads)
+        assert [s.train.torch_threads for s in rows] == [threads] * 2
+        assert "copies on the batched core" in rows[0].name and "RecoveryEnvs" in rows[1].name
