@@ -69,8 +69,10 @@ def logged_record(record: Mapping[str, Any], floor: float = RETURN_FLOOR) -> dic
     for phase in ("pre", "post"):
         points = [CurvePoint(**{**p, "success_rate": logged_success(p, floor)})
                   for p in record.get("curve") or [] if p["phase"] == phase]
-        first = next((i for i, p in enumerate(points)
-                      if p.epoch > 0 and converged(protocol, points[:i + 1])), None)
+        # the test reads the last eta + nu epochs (and the immediate point is not one)
+        span = protocol.eta + protocol.nu + 1
+        first = next((i for i, p in enumerate(points) if p.epoch > 0
+                      and converged(protocol, points[max(0, i + 1 - span):i + 1])), None)
         # the protocol flags the first converged point; the points after it (training to the
         # full budget, the post-adaptation evaluation) keep the flags they were written with
         flags = ([False] * len(points) if first is None else
