@@ -133,6 +133,16 @@ def check_fence(world: World) -> None:
     break_fences_until_a_tree_is_reachable(world)
 
 
+def check_fence_first(world: World) -> None:
+    """NovelGym's approach order: the first tree's ring opens after exactly two breaks."""
+    assert "no reachable" in world.step("approach_oak_log").reason
+    for _ in range(2):
+        assert "no reachable" in world.step("approach_oak_log").reason
+        assert world.step("approach_fence").ok and world.step("break").ok
+    assert world.step("approach_oak_log").ok
+    assert world.inventory_dict()["fence"] == 2
+
+
 def check_fire(world: World) -> None:
     assert world.step("approach_crafting_table").ok
     world.state.inventory[world.main, world.types.id("planks")] = 5

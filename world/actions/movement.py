@@ -30,6 +30,7 @@ from nesyworld.world.simulation.walkable import (
     ground_cells,
     passable_regions,
     search_adjacent,
+    search_first_adjacent,
 )
 
 if TYPE_CHECKING:
@@ -122,15 +123,22 @@ class Rotate(Action):
 
 @ACTIONS.register("approach")
 class Approach(Action):
-    """Walk the shortest path to the nearest reachable thing of a type and face it.
+    """Walk the shortest path to a reachable thing of a type and face it.
 
     One env step whose cost is the path length (at least the action's own cost). Other agents
-    are obstacles; when none of the type is reachable the action is refused.
+    are obstacles; when none of the type is reachable the action is refused. Which thing is
+    `order`: `nearest` (the default), or `first`, the first in row-major map order with a
+    reachable side, as NovelGym's approach takes the first object of the type in its list
+    with a free side (docs/EXPERIMENTS.md, the RL baselines on Fence).
     """
 
     GROUNDED = True
 
-    PARAMS: ClassVar[dict[str, Any]] = {"targets": "types"}
+    PARAMS: ClassVar[dict[str, Any]] = {"targets": "types", "order": ("nearest", "first")}
+
+    @property
+    def order(self) -> str:
+        return str(self.spec.params.get("order", "nearest"))
 
     def groundings(self) -> list[tuple[str, Any]]:
         return [(t, self.types.id(t)) for t in self.targets()]
@@ -170,8 +178,8 @@ class Approach(Action):
         return max(self.cost, float(len(path)))
 
     def route(self, world: World, agent: int, tid: int) -> tuple[list, int] | None:
-        """The path (cells after the start) to the nearest reachable `tid` and the direction
-        to face at its end, or None: what a skill made of primitive moves follows."""
+        """The path (cells after the start) to the reachable `tid` the action goes to and the
+        direction to face at its end, or None: what a skill made of primitive moves follows."""
         return self._plan(world, agent, tid)
 
     def _plan(self, world: World, agent: int, tid: int) -> tuple[list, int] | None:
@@ -180,12 +188,15 @@ class Approach(Action):
         h, w = grid.shape
         pos = st.pos.tolist()
         start = pos[agent][0] * w + pos[agent][1]
-        targets = set(np.flatnonzero(grid.ravel() == tid).tolist())
+        found = np.flatnonzero(grid.ravel() == tid).tolist()
+        targets = set(found)
         targets.discard(start)
         if not targets:
             return None
         nbrs = cell_neighbours(h, w)
-        for d, nb in enumerate(nbrs[start]):  # already there: no need for the passable map
+        first = self.order == "first"
+        # already there (nearest only): no need for the passable map
+        for d, nb in enumerate(() if first else nbrs[start]):
             if nb in targets:
                 return [], d
         # what can be walked on: the map under the agents (cached), and the agents
@@ -193,6 +204,8 @@ class Approach(Action):
         passable = world.types.passable
         for r, c in pos:
             cells[r * w + c] = FREE if passable.item(grid.item(r, c)) else BLOCKED
+        if first:
+            return search_first_adjacent(cells, nbrs, w, start, [t for t in found if t != start])
         return search_adjacent(cells, nbrs, w, start, targets)
 
     def mask(

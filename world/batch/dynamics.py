@@ -21,6 +21,7 @@ from nesyworld.world.batch.tables import (
     A_N_MOVES,
     A_N_ROT,
     APPROACH,
+    APPROACH_FIRST,
     ARG,
     AUTOMATIC,
     BECOMES,
@@ -198,6 +199,46 @@ def approach(grid: np.ndarray, pos: np.ndarray, facing: np.ndarray, under: np.nd
     return -1
 
 
+@njit
+def approach_first(grid: np.ndarray, pos: np.ndarray, facing: np.ndarray, under: np.ndarray,
+                   tt: np.ndarray, nbrs: np.ndarray, n: int, agent: int, tid: int,
+                   w: int) -> int:
+    """`Approach.execute` with `order: first`: walk beside the first `tid` in map order that
+    has a reachable side (its first in N, E, S, W order) and face it; the path length, or -1
+    when none is reachable. Every reachable cell is found first, as `search_first_adjacent`
+    (world/simulation/walkable.py) does."""
+    start = pos[n, agent, 0] * w + pos[n, agent, 1]
+    n_cells = grid.shape[1]
+    came_from = np.full(n_cells, -1, np.int64)
+    queue = np.empty(n_cells, np.int64)
+    came_from[start] = start
+    queue[0], head, tail = start, 0, 1
+    while head < tail:
+        cur = queue[head]
+        head += 1
+        for d in range(4):
+            nxt = nbrs[cur, d]
+            if nxt >= 0 and came_from[nxt] < 0 and tt[grid[n, nxt], PASSABLE]:
+                came_from[nxt] = cur
+                queue[tail] = nxt
+                tail += 1
+    for t in range(n_cells):
+        if t == start or grid[n, t] != tid:
+            continue
+        for e in range(4):
+            side = nbrs[t, e]
+            if side >= 0 and came_from[side] >= 0:
+                length, node = 0, side
+                while node != start:
+                    length += 1
+                    node = came_from[node]
+                if side != start:
+                    move_agent(grid, pos, under, n, agent, side, w)
+                facing[n, agent] = (e + 2) % 4
+                return length
+    return -1
+
+
 @njit(inline=True)
 def disabled(grid: np.ndarray, p_has: np.ndarray, p_val: np.ndarray, tt: np.ndarray, n: int,
              cell: int) -> bool:
@@ -287,8 +328,11 @@ def act(grid: np.ndarray, pos: np.ndarray, facing: np.ndarray, under: np.ndarray
             return np.nan
         move_agent(grid, pos, under, n, agent, cell, w)
         return cost
-    if kind == APPROACH:
-        length = approach(grid, pos, facing, under, tt, nbrs, n, agent, arg, w)
+    if kind in (APPROACH, APPROACH_FIRST):
+        if kind == APPROACH:
+            length = approach(grid, pos, facing, under, tt, nbrs, n, agent, arg, w)
+        else:
+            length = approach_first(grid, pos, facing, under, tt, nbrs, n, agent, arg, w)
         return np.nan if length < 0 else max(cost, float(length))
     if kind == SELECT:
         if inv[n, agent, arg] < 1 or sel[n, agent] == arg:

@@ -19,6 +19,7 @@ from nesyworld.world.batch.dynamics import (
 )
 from nesyworld.world.batch.tables import (
     APPROACH,
+    APPROACH_FIRST,
     ARG,
     BREAK,
     BREAK_TOOL,
@@ -123,7 +124,7 @@ def mask_worlds(S: tuple, K: tuple, R: tuple, agent: int, h: int, w: int,
             if kind == MOVE:
                 nb = neighbour(here, (facing[n, agent] + arg) % 4, h, w)
                 ok = nb >= 0 and tt[grid[n, nb], PASSABLE] != 0
-            elif kind == APPROACH:
+            elif kind in (APPROACH, APPROACH_FIRST):
                 ok = approach_allowed(grid, pos, labels, touching, n, agent, arg, h, w)
             elif kind == BREAK:
                 ok = ft >= 0 and tt[ft, BREAKABLE] != 0

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 # action kinds (act_table[..., KIND])
 (NOP, GIVE_UP, MOVE, ROTATE, APPROACH, BREAK, COLLECT, USE, CRAFT, SELECT, DESELECT,
- PLACE) = range(12)
+ PLACE, APPROACH_FIRST) = range(13)  # APPROACH_FIRST: `approach` with `order: first`
 KIND, ARG = 0, 1
 _KINDS = {Nop: NOP, GiveUp: GIVE_UP, Move: MOVE, Rotate: ROTATE, Approach: APPROACH,
           Break: BREAK, Collect: COLLECT, Use: USE, Craft: CRAFT, Trade: CRAFT, Select: SELECT,
@@ -174,6 +174,8 @@ def compile_world(world: World) -> CoreTables:
                 right = g.action.spec.params.get("direction", "right") == "right"
                 act_table[a, j, ARG] = 1 if right else 3
             elif kind in (APPROACH, SELECT):
+                if isinstance(g.action, Approach) and g.action.order == "first":
+                    act_table[a, j, KIND] = APPROACH_FIRST
                 act_table[a, j, ARG] = g.arg
     r = max(1, len(exchanges))
     need, delta = np.zeros((r, t), np.int32), np.zeros((r, t), np.int32)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BLOCKED", "FREE", "NEXT_TO_TARGET", "Region", "Regions", "around_bits",
            "cell_neighbours", "cell_states", "edge_bits", "ground_cells", "passable_regions",
-           "search_adjacent"]
+           "search_adjacent", "search_first_adjacent"]
 
 
 @functools.lru_cache(maxsize=8)
@@ -118,6 +118,34 @@ def search_adjacent(
                     node = cells[node]
                 path.reverse()
                 return path, d
+    return None
+
+
+def search_first_adjacent(
+    cells: list[int], nbrs: tuple[tuple[int, int, int, int], ...], w: int, s: int,
+    targets: list[int],
+) -> tuple[list[tuple[int, int]], int] | None:
+    """Like `search_adjacent`, but beside the first of `targets` (in their order) that has a
+    reachable side rather than the nearest: the walk ends on that target's first reachable
+    side in N, E, S, W order. This is NovelGym's `approach`, which goes to the first object
+    of the type in its list with a free side (`Approach`'s `order: first`)."""
+    cells[s] = s
+    queue = [s]
+    for cur in queue:  # every walkable cell the agent can reach
+        for nxt in nbrs[cur]:
+            if cells[nxt] == FREE:
+                cells[nxt] = cur
+                queue.append(nxt)
+    for t in targets:
+        for e, side in enumerate(nbrs[t]):
+            if side >= 0 and cells[side] >= 0:
+                path = []
+                node = side
+                while node != s:
+                    path.append(divmod(node, w))
+                    node = cells[node]
+                path.reverse()
+                return path, (e + 2) % 4  # from the side, the target lies the other way
     return None
 
 
