@@ -24,6 +24,16 @@ def move_agent(grid: np.ndarray, pos: np.ndarray, under: np.ndarray, n: int, age
     pos[n, agent, 0], pos[n, agent, 1] = cell // w, cell % w
 
 
+@njit(inline=True)
+def walk_length(came_from: np.ndarray, start: int, end: int) -> int:
+    """Steps of the searched walk from `start` to `end`."""
+    length, node = 0, end
+    while node != start:
+        length += 1
+        node = came_from[node]
+    return length
+
+
 @njit
 def approach(grid: np.ndarray, pos: np.ndarray, facing: np.ndarray, under: np.ndarray,
              tt: np.ndarray, nbrs: np.ndarray, n: int, agent: int, tid: int, w: int) -> int:
@@ -52,13 +62,9 @@ def approach(grid: np.ndarray, pos: np.ndarray, facing: np.ndarray, under: np.nd
             for e in range(4):  # next to a target: the walk ends here, facing it
                 nb = nbrs[nxt, e]
                 if nb >= 0 and nb != start and grid[n, nb] == tid:
-                    length, node = 0, nxt
-                    while node != start:
-                        length += 1
-                        node = came_from[node]
                     move_agent(grid, pos, under, n, agent, nxt, w)
                     facing[n, agent] = e
-                    return length
+                    return walk_length(came_from, start, nxt)
             queue[tail] = nxt
             tail += 1
     return -1
@@ -93,12 +99,8 @@ def approach_first(grid: np.ndarray, pos: np.ndarray, facing: np.ndarray, under:
         for e in range(4):
             side = nbrs[t, e]
             if side >= 0 and came_from[side] >= 0:
-                length, node = 0, side
-                while node != start:
-                    length += 1
-                    node = came_from[node]
                 if side != start:
                     move_agent(grid, pos, under, n, agent, side, w)
                 facing[n, agent] = (e + 2) % 4
-                return length
+                return walk_length(came_from, start, side)
     return -1

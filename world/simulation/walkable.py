@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BLOCKED", "FREE", "NEXT_TO_TARGET", "Region", "Regions", "around_bits",
            "cell_neighbours", "cell_states", "edge_bits", "ground_cells", "passable_regions",
-           "search_adjacent", "search_first_adjacent"]
+           "search_adjacent", "search_first_adjacent", "walk_back"]
 
 
 @functools.lru_cache(maxsize=8)
@@ -111,14 +111,19 @@ def search_adjacent(
             elif state == NEXT_TO_TARGET:
                 cells[nxt] = cur
                 d = next(d for d, nb in enumerate(nbrs[nxt]) if nb in targets)
-                path = []
-                node = nxt
-                while node != s:
-                    path.append(divmod(node, w))
-                    node = cells[node]
-                path.reverse()
-                return path, d
+                return walk_back(cells, w, s, nxt), d
     return None
+
+
+def walk_back(cells: list[int], w: int, s: int, end: int) -> list[tuple[int, int]]:
+    """The cells (row, column) of the searched walk from `s` to `end`, `s` left out."""
+    path = []
+    node = end
+    while node != s:
+        path.append(divmod(node, w))
+        node = cells[node]
+    path.reverse()
+    return path
 
 
 def search_first_adjacent(
@@ -138,14 +143,8 @@ def search_first_adjacent(
                 queue.append(nxt)
     for t in targets:
         for e, side in enumerate(nbrs[t]):
-            if side >= 0 and cells[side] >= 0:
-                path = []
-                node = side
-                while node != s:
-                    path.append(divmod(node, w))
-                    node = cells[node]
-                path.reverse()
-                return path, (e + 2) % 4  # from the side, the target lies the other way
+            if side >= 0 and cells[side] >= 0:  # from the side, the target lies the other way
+                return walk_back(cells, w, s, side), (e + 2) % 4
     return None
 
 
