@@ -20,6 +20,11 @@ episodes "ended before the cut" are our successful ones: right for the RL baseli
 action space has no `give_up` (NovelGym's had none either); for an agent that gives up, a
 give-up ends an episode early too and NovelGym would have counted it.
 
+Its only episode length is tianshou's `test/length`, the mean over all the test episodes,
+the failures at the cut among them, where our `mean_steps` (and so Δt, metrics.py) is the mean
+over the successful ones, "the average time the agent takes to solve the task" (paper, section
+5.2). `logged_length_record` gives an RL agent's Δt as that length would have shown it.
+
 NovelGym also counts time otherwise: tianshou's `env_step` is the training collector's steps,
 and its 100-episode tests are not in it. Our RL agents' T_adapt counts every env step the
 agent caused, which includes one evaluation episode of the learner's own per epoch
@@ -81,6 +86,32 @@ def logged_record(record: Mapping[str, Any], floor: float = RETURN_FLOOR) -> dic
     return {**record, "curve": out}
 
 
+def logged_length(point: Mapping[str, Any], cut: int) -> float:
+    """NovelGym's `test/length` of one evaluation: the mean length of all its episodes, each
+    failure counted at the episode cut `cut`, from our success rate and our mean length of
+    the successful episodes."""
+    success = float(point["success_rate"])
+    if success <= 0.0:
+        return float(cut)
+    steps = float(point.get("mean_steps", math.nan))
+    if math.isnan(steps):
+        raise MetricsError("a curve point with successes but no mean length has no "
+                           "NovelGym-logged length")
+    return success * steps + (1.0 - success) * cut
+
+
+def logged_length_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    """An RL agent's record with every curve point's mean length as NovelGym's `test/length`,
+    so that `metrics_of` gives Δt as its logs would have shown it. Only for the RL agents: their
+    episodes end at the goal or at the cut, so a failure's length is the cut."""
+    if not _is_rl(record):
+        raise MetricsError(f"run {record.get('key', '?')}: only an RL agent's failed "
+                           "episodes all run to the cut")
+    cut = RunSpec.from_dict(dict(record["spec"])).protocol.max_episode_steps
+    return {**record, "curve": [{**p, "mean_steps": logged_length(p, cut)}
+                                for p in record.get("curve") or []]}
+
+
 def training_steps_record(record: Mapping[str, Any]) -> dict[str, Any]:
     """An RL agent's record with its post-novelty counters in training env steps only, as
     tianshou's `env_step` counts them: each training epoch `epoch_steps` (the budget's last
@@ -137,13 +168,34 @@ def _compare(records: Sequence[Mapping[str, Any]]) -> None:
         print("\nThe RL agents' T_adapt in training env steps only (tianshou's env_step, as "
               "NovelGym counted), beside the paper's; the note gives ours in all env steps\n")
         print(comparison_markdown(rows))
+        _compare_lengths(rl)
+
+
+def _compare_lengths(rl: Sequence[Mapping[str, Any]]) -> None:
+    from nesyworld.experiments.protocol.metrics import Adaptation, metrics_of
+    from nesyworld.experiments.protocol.paper_table2 import (
+        comparison_markdown,
+        paper_comparison,
+    )
+    from nesyworld.experiments.protocol.report import table2_rows
+
+    # the paper's S_post (0.92-0.99 in every RL cell) says its runs converged: so do these
+    done = [r for r in rl if metrics_of(r).adaptation is not Adaptation.NOT_ADAPTED]
+    logged = {(c.novelty, c.agent): c for c in paper_comparison(
+        table2_rows([logged_length_record(r) for r in done])) if c.metric.startswith("Δt")}
+    rows = [replace(logged[(c.novelty, c.agent)], note=f"successful episodes: {c.ours}")
+            for c in paper_comparison(table2_rows(done)) if c.metric.startswith("Δt")]
+    print(f"\nThe RL agents' Δt with NovelGym's test/length (every episode, a failure at the "
+          f"cut), over the {len(done)} of {len(rl)} runs that adapted or did not need to, "
+          "beside the paper's; the note gives ours over the successful episodes\n")
+    print(comparison_markdown(rows))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m nesyworld.experiments.protocol.novelgym_logging",
-        description="I_novelty and T_adapt of a results file as NovelGym's test logger would "
-                    "have shown them, beside the paper's and ours.")
+        description="I_novelty, T_adapt and Δt of a results file as NovelGym's test logger "
+                    "would have shown them, beside the paper's and ours.")
     parser.add_argument("results", help="a results file (JSON lines) of the paper's protocol")
     args = parser.parse_args(argv)
     from nesyworld.experiments.protocol.report import read_records

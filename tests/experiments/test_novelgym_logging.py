@@ -9,6 +9,8 @@ import pytest
 
 from nesyworld.experiments.protocol.metrics import Adaptation, MetricsError, metrics_of
 from nesyworld.experiments.protocol.novelgym_logging import (
+    logged_length,
+    logged_length_record,
     logged_record,
     logged_success,
     main,
@@ -87,6 +89,10 @@ def test_the_command_prints_impact_beside_the_paper(tmp_path, capsys) -> None:
     assert "S = s/n: 0.80" in out
     assert "the same in 1 of 1 runs" in out
     assert "| axe | transfer_rl_unmasked | T_adapt ↓ | 9600 ± 0 |" in out
+    # the last post point: 0.96 of episodes at 60 steps, 0.04 at the 400-step cut
+    assert "| axe | transfer_rl_unmasked | Δt ↓ | 13.6 ± 0.0 |" in out
+    assert "successful episodes: 0.0 ± 0.0" in out
+    assert "over the 1 of 1 runs" in out
 
 
 def test_training_steps_leave_out_the_learners_evaluation_episodes() -> None:
@@ -131,3 +137,29 @@ def test_the_command_reports_a_curve_without_returns_in_one_line(tmp_path, capsy
     assert main([str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "mean return" in err
+
+
+def test_the_logged_length_counts_every_failure_at_the_cut() -> None:
+    assert logged_length({"success_rate": 0.9, "mean_steps": 20.0}, 400) == pytest.approx(58.0)
+    assert logged_length({"success_rate": 1.0, "mean_steps": 20.0}, 400) == 20.0
+    assert logged_length({"success_rate": 0.0, "mean_steps": math.nan}, 400) == 400.0
+    with pytest.raises(MetricsError, match="mean length"):
+        logged_length({"success_rate": 0.5, "mean_steps": math.nan}, 400)
+
+
+def test_delta_t_from_the_logged_length_uses_the_protocols_cut() -> None:
+    rec = record([point("post", 0, 1000, 0.2, -200.0),
+                  point("post", 1, 2000, 0.95, 850.0, True),
+                  point("post", 2, 2000, 0.9, 850.0, True)])
+    assert metrics_of(rec).delta_t == 0.0
+    rec["spec"]["protocol"] = {**rec["spec"]["protocol"], "max_episode_steps": 200}
+    logged = metrics_of(logged_length_record(rec))
+    assert logged.delta_t == pytest.approx(0.9 * 60 + 0.1 * 200 - 60)
+    assert logged.s_post == 0.9 and logged.t_adapt_env_steps == 1000
+
+
+def test_the_logged_length_is_refused_for_an_agent_that_can_end_episodes_early() -> None:
+    rec = record([point("post", 0, 1000, 0.2, -200.0)])
+    rec["spec"]["agent"] = "rapidlearn+"
+    with pytest.raises(MetricsError, match="only an RL agent"):
+        logged_length_record(rec)
