@@ -1,4 +1,5 @@
-"""Our results as NovelGym's own code would have logged them, to explain its I_novelty.
+"""Our results as NovelGym's own code would have logged them, to explain its I_novelty,
+T_adapt and Δt.
 
 The paper defines a success rate as S = s / n (section 5.2), and our metrics follow it
 (metrics.py). NovelGym's training script logs another number: its test logger
@@ -179,7 +180,8 @@ def _compare_lengths(rl: Sequence[Mapping[str, Any]]) -> None:
     )
     from nesyworld.experiments.protocol.report import table2_rows
 
-    # the paper's S_post (0.92-0.99 in every RL cell) says its runs converged: so do these
+    # the paper's S_post (0.92-0.99 in every RL cell) says its runs converged: compare
+    # only the runs of ours that converged too
     done = [r for r in rl if metrics_of(r).adaptation is not Adaptation.NOT_ADAPTED]
     logged = {(c.novelty, c.agent): c for c in paper_comparison(
         table2_rows([logged_length_record(r) for r in done])) if c.metric.startswith("Δt")}
