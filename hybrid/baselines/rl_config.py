@@ -58,9 +58,9 @@ clip changed"): not a cause of the gaps to the paper, but NovelGym's setting.
 Our `reward_scale` (0.01) stays, though it is not NovelGym's (no scaling): advantages are
 normalised and Adam's step does not depend on a gradient's scale, but the critic's outputs
 move by Adam's step whatever the scale of their targets, so the scale sets how fast the critic
-follows the returns. Changed after the novelty alone it moved Transfer RL's Fire runs
-(docs/EXPERIMENTS.md, "The reward scale, a lead on Fire"); the paper's setting throughout
-would need new pre-trainings."""
+follows the returns. Changed after the novelty alone, on Fire, it moved single runs but showed
+no effect beyond chance (docs/EXPERIMENTS.md, "The reward scale on Fire"); the paper's setting
+throughout would need new pre-trainings."""
 
 PAPER_POST_NOVELTY_PPO = dataclasses.replace(PAPER_PRE_NOVELTY_PPO, epochs_per_update=8)
 """The paper's PPO after the novelty (tables 4 and 7: 128 x 8 at 1e-5)."""
