@@ -137,22 +137,31 @@ def training_steps_record(record: Mapping[str, Any]) -> dict[str, Any]:
             + out}
 
 
-def _compare(records: Sequence[Mapping[str, Any]]) -> None:
-    from nesyworld.experiments.protocol.metrics import metrics_of
+def _beside_paper(records: Sequence[Mapping[str, Any]],
+                  recounted: Sequence[Mapping[str, Any]], metric: str, label: str) -> str:
+    """The paper-comparison table of `metric` for `recounted` (the records as NovelGym
+    counted them), each row's note giving ours as recorded, after `label`."""
     from nesyworld.experiments.protocol.paper_table2 import (
         comparison_markdown,
         paper_comparison,
     )
     from nesyworld.experiments.protocol.report import table2_rows
 
+    ours = {(c.novelty, c.agent): c for c in paper_comparison(table2_rows(records))
+            if c.metric.startswith(metric)}
+    return comparison_markdown([replace(c, note=f"{label}: {ours[(c.novelty, c.agent)].ours}")
+                                for c in paper_comparison(table2_rows(recounted))
+                                if c.metric.startswith(metric)])
+
+
+def _compare(records: Sequence[Mapping[str, Any]]) -> None:
+    from nesyworld.experiments.protocol.metrics import Adaptation, metrics_of
+
     ok = [r for r in records if r.get("status", "ok") == "ok"]
     logged = [logged_record(r) for r in ok]
-    ours = {(c.novelty, c.agent, c.metric): c for c in paper_comparison(table2_rows(ok))}
-    rows = [replace(c, note=f"S = s/n: {ours[(c.novelty, c.agent, c.metric)].ours}")
-            for c in paper_comparison(table2_rows(logged)) if c.metric.startswith("I_novelty")]
     print("I_novelty with NovelGym's logged success, beside the paper's; the note gives ours "
           "with S = s/n (the paper's definition)\n")
-    print(comparison_markdown(rows))
+    print(_beside_paper(ok, logged, "I_novelty", "S = s/n"))
     def t_adapt(record: Mapping[str, Any]) -> tuple[Any, int | None]:
         m = metrics_of(record)
         return m.adaptation, m.t_adapt_env_steps
@@ -160,37 +169,19 @@ def _compare(records: Sequence[Mapping[str, Any]]) -> None:
     same = sum(t_adapt(a) == t_adapt(b) for a, b in zip(ok, logged, strict=True))
     print(f"\nT_adapt and whether it was needed: the same in {same} of {len(ok)} runs")
     rl = [r for r in ok if _is_rl(r)]
-    if rl:
-        trained = {(c.novelty, c.agent): c for c in paper_comparison(
-            table2_rows([training_steps_record(r) for r in rl])) if c.metric.startswith("T_")}
-        rows = [replace(trained[(c.novelty, c.agent)],
-                        note=f"all env steps: {c.ours}")
-                for c in paper_comparison(table2_rows(rl)) if c.metric.startswith("T_")]
-        print("\nThe RL agents' T_adapt in training env steps only (tianshou's env_step, as "
-              "NovelGym counted), beside the paper's; the note gives ours in all env steps\n")
-        print(comparison_markdown(rows))
-        _compare_lengths(rl)
-
-
-def _compare_lengths(rl: Sequence[Mapping[str, Any]]) -> None:
-    from nesyworld.experiments.protocol.metrics import Adaptation, metrics_of
-    from nesyworld.experiments.protocol.paper_table2 import (
-        comparison_markdown,
-        paper_comparison,
-    )
-    from nesyworld.experiments.protocol.report import table2_rows
-
+    if not rl:
+        return
+    print("\nThe RL agents' T_adapt in training env steps only (tianshou's env_step, as "
+          "NovelGym counted), beside the paper's; the note gives ours in all env steps\n")
+    print(_beside_paper(rl, [training_steps_record(r) for r in rl], "T_", "all env steps"))
     # the paper's S_post (0.92-0.99 in every RL cell) says its runs converged: compare
     # only the runs of ours that converged too
     done = [r for r in rl if metrics_of(r).adaptation is not Adaptation.NOT_ADAPTED]
-    logged = {(c.novelty, c.agent): c for c in paper_comparison(
-        table2_rows([logged_length_record(r) for r in done])) if c.metric.startswith("Δt")}
-    rows = [replace(logged[(c.novelty, c.agent)], note=f"successful episodes: {c.ours}")
-            for c in paper_comparison(table2_rows(done)) if c.metric.startswith("Δt")]
     print(f"\nThe RL agents' Δt with NovelGym's test/length (every episode, a failure at the "
           f"cut), over the {len(done)} of {len(rl)} runs that adapted or did not need to, "
           "beside the paper's; the note gives ours over the successful episodes\n")
-    print(comparison_markdown(rows))
+    print(_beside_paper(done, [logged_length_record(r) for r in done], "Δt",
+                        "successful episodes"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
