@@ -1,16 +1,22 @@
-"""One setting of an RL baseline's learner changed after the novelty, everything else as an
-experiment's runs: is that setting why a run does or does not adapt?
+"""One setting of an RL baseline's learner changed, everything else as an experiment's runs:
+is that setting why a run does or does not adapt?
 
 An RL run of the protocol pre-trains once per (agent, seed) and then fine-tunes on the
 novelty with the agent's PPO (experiments/protocol/agents.py). This probe runs the same
-(agent, novelty, seed) runs from the same pre-trained checkpoints, with PPO's settings after
-the novelty changed as `--set` says, so a difference in the curve is that setting's alone.
-Its records are written apart, labelled: the protocol named "custom" (never "paper": the
-learner is not the paper's) and the change under `ablation`. A checkpoint that is not there
-yet is refused, not pre-trained: an ablation compares with runs already made.
+(agent, novelty, seed) runs with PPO's settings changed: after the novelty as `--set` says,
+from the same pre-trained checkpoints, so a difference in the curve is that setting's alone;
+and in pre-training as `--pre-set` says, which makes another baseline, so those runs
+pre-train their own checkpoints, in files beside the experiment's named after the change
+(`pre_checkpoint_template`), resumably as the experiment's do. Records are written apart,
+labelled: the protocol named "custom" (never "paper": the learner is not the paper's) and
+the changes under `ablation`. Without `--pre-set`, a checkpoint that is not there yet is
+refused, not pre-trained: such an ablation compares with runs already made.
 
     python -m nesyworld.experiments.probe.ablation --agent transfer_rl+icm_unmasked \
         --novelty fire_floating --seeds 1 2 --set max_grad_norm=none --post-steps 400000 \
+        --out results/ablation.jsonl
+    python -m nesyworld.experiments.probe.ablation --agent transfer_rl_unmasked \
+        --novelty fire_floating --seeds 0 --pre-set reward_scale=1 --set reward_scale=1 \
         --out results/ablation.jsonl
 """
 
@@ -19,6 +25,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import sys
 import typing
 from collections.abc import Sequence
@@ -32,12 +39,16 @@ from nesyworld.experiments.protocol.config import load_experiment
 from nesyworld.experiments.protocol.records import CurvePoint, RunSpec
 from nesyworld.learning import PPOConfig
 
-__all__ = ["AblationError", "ablation_specs", "main", "post_ppo", "run_ablation"]
+__all__ = ["AblationError", "ablation_specs", "changed_ppo", "main",
+           "pre_checkpoint_template", "run_ablation"]
 
 PPO_FIELDS = tuple(f.name for f in dataclasses.fields(PPOConfig))
 FROM_CHECKPOINT = ("hidden_sizes", "action_prior")
 """Fields the fine-tuned network takes from its checkpoint: not for an ablation to change."""
 SETTABLE = tuple(f for f in PPO_FIELDS if f not in FROM_CHECKPOINT)
+PRE_ECHO_EVERY = 50
+"""Pre-training epochs between two progress lines (about 240,000 env steps in the paper's
+4,800-step epochs): a pre-training is hundreds of epochs."""
 NONE = ("", "none", "null", "~")
 """Values read as None (PPOConfig's "disabled", e.g. `max_grad_norm=none`)."""
 
@@ -64,39 +75,56 @@ class AblationError(ValueError):
     experiment does not have, a checkpoint not made yet."""
 
 
-def post_ppo(base: PPOConfig, settings: Sequence[str]) -> tuple[PPOConfig, dict[str, Any]]:
+def changed_ppo(base: PPOConfig, settings: Sequence[str], flag: str = "--set"
+                ) -> tuple[PPOConfig, dict[str, Any]]:
     """`base` with each `field=value` of `settings` (the value read as a YAML scalar: `none`,
-    `0.5`, `true`), and the changes as a mapping for the record."""
+    `0.5`, `true`), and the changes as a mapping for the record; errors name `flag`."""
     changes: dict[str, Any] = {}
     for setting in settings:
         name, sep, text = setting.partition("=")
         name = name.strip()
         if not sep or name not in SETTABLE:
             why = " (the network comes from the checkpoint)" if name in FROM_CHECKPOINT else ""
-            raise AblationError(f"--set {setting!r}{why}: expected FIELD=VALUE with FIELD one "
+            raise AblationError(f"{flag} {setting!r}{why}: expected FIELD=VALUE with FIELD one "
                                 f"of {', '.join(SETTABLE)}")
         try:
             value = None if text.strip().lower() in NONE else yaml.safe_load(text)
         except yaml.YAMLError:
-            raise AblationError(f"--set {setting!r}: the value is not a YAML scalar") from None
+            raise AblationError(f"{flag} {setting!r}: the value is not a YAML scalar") from None
         expected = _kinds(name)
         if isinstance(value, (dict, list)):
-            raise AblationError(f"--set {setting!r}: expected a single value")
+            raise AblationError(f"{flag} {setting!r}: expected a single value")
         if not _fits(value, expected):
-            raise AblationError(f"--set {setting!r}: expected "
+            raise AblationError(f"{flag} {setting!r}: expected "
                                 f"{' or '.join(k.__name__ for k in expected)}")
         changes[name] = value
     try:
         return dataclasses.replace(base, **changes), changes
     except (TypeError, ValueError) as err:
-        raise AblationError(f"--set: {err}") from None
+        raise AblationError(f"{flag}: {err}") from None
+
+
+def pre_checkpoint_template(template: str, pre_changes: dict[str, Any]) -> str:
+    """Where runs pre-trained with `pre_changes` keep their checkpoints: the experiment's
+    `template` with the changes named before its suffix (`{agent}_{seed}.pt` becomes
+    `{agent}_{seed}.pre-reward_scale-1.0.pt`), so they never load, or overwrite, the
+    experiment's own."""
+    def word(value: Any) -> str:
+        text = "none" if value is None else str(value).lower()
+        return re.sub(r"[^A-Za-z0-9._-]", "_", text)
+
+    slug = ".".join(f"{name}-{word(value)}" for name, value in sorted(pre_changes.items()))
+    path = Path(template)
+    return str(path.with_name(f"{path.stem}.pre-{slug}{path.suffix}"))
 
 
 def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
-                   post_steps: int | None = None) -> list[RunSpec]:
+                   post_steps: int | None = None,
+                   pre_changes: dict[str, Any] | None = None) -> list[RunSpec]:
     """The experiment's runs of (agent, novelty) on `seeds`, under a protocol of the same
-    values named "custom" (with `post_steps` if given), each from its pre-trained checkpoint,
-    which must exist."""
+    values named "custom" (with `post_steps` if given). Each starts from its pre-trained
+    checkpoint, which must exist; with `pre_changes`, from its own checkpoint of that
+    pre-training (`pre_checkpoint_template`), made by the first run that needs it."""
     from nesyworld.experiments.protocol.pretraining import pretrained_checkpoint
 
     experiment = load_experiment(config)
@@ -109,6 +137,9 @@ def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
     protocol = dataclasses.replace(experiment.protocol, name="custom")
     if post_steps is not None:
         protocol = dataclasses.replace(protocol, post_steps=post_steps)
+    if pre_changes and protocol.pretrained:
+        protocol = dataclasses.replace(
+            protocol, pretrained=pre_checkpoint_template(protocol.pretrained, pre_changes))
     specs = [RunSpec(agent, experiment.domain, novelty, seed, protocol, experiment.knowledge,
                      experiment.refusals) for seed in seeds]
     for spec in specs:
@@ -116,15 +147,17 @@ def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
         if path is None:
             raise AblationError(f"{agent} is not an RL agent with a pre-trained checkpoint "
                                 f"under {config}'s protocol.pretrained")
-        if not path.exists():
+        if not pre_changes and not path.exists():
             raise AblationError(f"{path}: no pre-trained checkpoint of {agent} seed "
                                 f"{spec.seed}; expected one made by the experiment's runs")
     return specs
 
 
 def run_ablation(specs: Sequence[RunSpec], ppo: PPOConfig, changes: dict[str, Any],
-                 out: Path, echo: bool = True) -> list[dict[str, Any]]:
-    """Each run with `ppo` after the novelty, its record appended to `out` as it ends."""
+                 out: Path, echo: bool = True, pre_ppo: PPOConfig | None = None,
+                 pre_changes: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Each run with `ppo` after the novelty (and `pre_ppo` in pre-training, if given), its
+    record appended to `out` as it ends."""
     from nesyworld.experiments.protocol.run import run_protocol
 
     records = []
@@ -133,9 +166,14 @@ def run_ablation(specs: Sequence[RunSpec], ppo: PPOConfig, changes: dict[str, An
             if echo and p.phase == "post":
                 print(f"seed {seed}: {p.env_steps:>9,} env steps after the novelty, "
                       f"success {p.success_rate:.2f}", flush=True)
+            elif echo and p.epoch % PRE_ECHO_EVERY == 0:  # a pre-training: now and then
+                print(f"seed {seed}: {p.env_steps:>9,} env steps of pre-training, "
+                      f"success {p.success_rate:.2f}", flush=True)
 
-        record = run_protocol(spec, point, post_ppo=ppo)
+        record = run_protocol(spec, point, post_ppo=ppo, pre_ppo=pre_ppo)
         record["ablation"] = {"post_ppo": changes}
+        if pre_changes:
+            record["ablation"]["pre_ppo"] = pre_changes
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
@@ -148,32 +186,38 @@ def run_ablation(specs: Sequence[RunSpec], ppo: PPOConfig, changes: dict[str, An
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m nesyworld.experiments.probe.ablation",
-        description="Run an experiment's RL runs from their pre-trained checkpoints with "
-                    "PPO's settings after the novelty changed; records labelled apart.")
+        description="Run an experiment's RL runs with PPO's settings changed after the "
+                    "novelty (from the experiment's checkpoints) or in pre-training too "
+                    "(pre-training their own); records labelled apart.")
     parser.add_argument("--config", default="table2",
                         help="experiment config: a file or a shipped name (default table2)")
     parser.add_argument("--agent", required=True, help="an RL agent of the config")
     parser.add_argument("--novelty", required=True, help="a novelty of the config")
     parser.add_argument("--seeds", type=int, nargs="+", required=True, metavar="SEED",
-                        help="run seeds whose checkpoints exist")
+                        help="run seeds (their checkpoints must exist, unless --pre-set)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                         dest="settings", help="a PPOConfig field after the novelty "
                         "(repeatable), e.g. max_grad_norm=none")
+    parser.add_argument("--pre-set", action="append", default=[], metavar="FIELD=VALUE",
+                        dest="pre_settings", help="a PPOConfig field in pre-training "
+                        "(repeatable): the runs pre-train their own checkpoints")
     parser.add_argument("--post-steps", type=int, default=None,
                         help="adaptation budget (default: the config's)")
     parser.add_argument("--out", type=Path, required=True, help="JSON-lines file to append to")
     args = parser.parse_args(argv)
     try:
-        from nesyworld.experiments.protocol.agents import post_novelty_ppo
+        from nesyworld.experiments.protocol.agents import post_novelty_ppo, pre_novelty_ppo
 
-        base = post_novelty_ppo(args.agent)
-        ppo, changes = post_ppo(base, args.settings)
+        ppo, changes = changed_ppo(post_novelty_ppo(args.agent), args.settings)
+        pre_ppo, pre_changes = changed_ppo(pre_novelty_ppo(args.agent), args.pre_settings,
+                                           "--pre-set")
         specs = ablation_specs(args.config, args.agent, args.novelty, args.seeds,
-                               args.post_steps)
+                               args.post_steps, pre_changes)
     except (AblationError, ValueError, OSError) as err:
         print(f"ablation: {err}", file=sys.stderr)
         return 2
-    records = run_ablation(specs, ppo, changes, args.out)
+    records = run_ablation(specs, ppo, changes, args.out,
+                           pre_ppo=pre_ppo if pre_changes else None, pre_changes=pre_changes)
     return 0 if all(r["status"] == "ok" for r in records) else 1
 
 

@@ -213,6 +213,11 @@ def protocol_ppo(name: str, paper: PPOConfig) -> PPOConfig:
     return paper if name.endswith(UNMASKED) else PPOConfig()
 
 
+def pre_novelty_ppo(name: str) -> PPOConfig:
+    """PPO's settings an RL agent of the protocol pre-trains with."""
+    return protocol_ppo(name, PAPER_PRE_NOVELTY_PPO)
+
+
 def post_novelty_ppo(name: str) -> PPOConfig:
     """PPO's settings an RL agent of the protocol fine-tunes with after the novelty."""
     return protocol_ppo(name, PAPER_POST_NOVELTY_PPO)
@@ -220,15 +225,17 @@ def post_novelty_ppo(name: str) -> PPOConfig:
 
 def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
                         max_episode_steps: int, epoch_steps: int, pretrained: str = "",
-                        knowledge: str = "closed", post_ppo: PPOConfig | None = None
-                        ) -> ProtocolAgent:
+                        knowledge: str = "closed", post_ppo: PPOConfig | None = None,
+                        pre_ppo: PPOConfig | None = None) -> ProtocolAgent:
     """A fresh agent by its protocol name (see records.AGENTS), seeded from the run seed.
     `pretrained`: for RL agents, a checkpoint file saved by `RLAgent.save` to start from
     instead of training (pretraining.py fills in the run's agent and seed); one trained with
     the action masks and loaded by an `_unmasked` agent (or the reverse) is a CheckpointError.
     `post_ppo`: for RL agents, PPO's settings after the novelty instead of the agent's own
     (an ablation, experiments/probe/ablation.py; pre-training keeps the agent's own, so a
-    shared checkpoint still loads)."""
+    shared checkpoint still loads). `pre_ppo`: PPO's settings for pre-training instead of
+    the agent's own; a checkpoint made otherwise is then refused (`check_pretraining`), so
+    such a run pre-trains its own."""
     kb = KnowledgeBase.from_world(domain)
     seed = seeds.run
     if name == "planning":
@@ -261,6 +268,8 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
     post = config(POST_NOVELTY_TRAIN, PAPER_POST_NOVELTY_PPO, max_episode_steps)
     if post_ppo is not None:
         post = dataclasses.replace(post, ppo=post_ppo)
+    if pre_ppo is not None:
+        pre = dataclasses.replace(pre, ppo=pre_ppo)
     agent = RLAgent(env, kb, pre)
     if pretrained:
         agent.load(pretrained)

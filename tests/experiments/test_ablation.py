@@ -1,5 +1,5 @@
-"""The ablation probe: PPO's settings after the novelty changed, and nothing else; records
-labelled apart; bad requests refused in one line."""
+"""The ablation probe: PPO's settings after the novelty (or in pre-training too) changed, and
+nothing else; records labelled apart; bad requests refused in one line."""
 
 from __future__ import annotations
 
@@ -12,14 +12,16 @@ import pytest
 from nesyworld.experiments.probe.ablation import (
     AblationError,
     ablation_specs,
+    changed_ppo,
     main,
-    post_ppo,
+    pre_checkpoint_template,
     run_ablation,
 )
 from nesyworld.experiments.protocol.agents import (
     RLProtocolAgent,
     make_protocol_agent,
     post_novelty_ppo,
+    pre_novelty_ppo,
 )
 from nesyworld.experiments.protocol.config import load_experiment
 from nesyworld.hybrid.baselines.rl_config import PAPER_POST_NOVELTY_PPO, PAPER_PRE_NOVELTY_PPO
@@ -29,11 +31,11 @@ from nesyworld.world.envs import NesyGridEnv
 
 
 def test_settings_are_read_as_yaml_scalars() -> None:
-    ppo, changes = post_ppo(PAPER_POST_NOVELTY_PPO, ["max_grad_norm=none", "ent_coef=0.02",
+    ppo, changes = changed_ppo(PAPER_POST_NOVELTY_PPO, ["max_grad_norm=none", "ent_coef=0.02",
                                                      "value_clip=true"])
     assert (ppo.max_grad_norm, ppo.ent_coef, ppo.value_clip) == (None, 0.02, True)
     assert changes == {"max_grad_norm": None, "ent_coef": 0.02, "value_clip": True}
-    assert post_ppo(PPOConfig(), ["lr=1"])[0].lr == 1.0
+    assert changed_ppo(PPOConfig(), ["lr=1"])[0].lr == 1.0
     # the rest is the base's
     assert dataclasses.replace(ppo, max_grad_norm=PAPER_POST_NOVELTY_PPO.max_grad_norm,
                                ent_coef=PAPER_POST_NOVELTY_PPO.ent_coef,
@@ -53,8 +55,10 @@ def test_settings_are_read_as_yaml_scalars() -> None:
 ])
 def test_bad_settings_are_refused_in_one_line(setting: str, message: str) -> None:
     with pytest.raises(AblationError, match=message.replace("[", r"\[")) as err:
-        post_ppo(PAPER_POST_NOVELTY_PPO, [setting])
+        changed_ppo(PAPER_POST_NOVELTY_PPO, [setting])
     assert "\n" not in str(err.value)
+    with pytest.raises(AblationError, match=r"^--pre-set[ :]"):
+        changed_ppo(PAPER_PRE_NOVELTY_PPO, [setting], "--pre-set")
 
 
 def test_only_the_post_novelty_ppo_changes() -> None:
@@ -120,7 +124,8 @@ def test_a_run_from_its_checkpoint_is_recorded_labelled(tmp_path: Path) -> None:
     assert run_protocol(first)["status"] == "ok"
     specs = ablation_specs(config, "transfer_rl_unmasked", "axe", [0], post_steps=100)
     assert specs[0].protocol.name == "custom" and specs[0].protocol.post_steps == 100
-    ppo, changes = post_ppo(post_novelty_ppo("transfer_rl_unmasked"), ["max_grad_norm=none"])
+    ppo, changes = changed_ppo(post_novelty_ppo("transfer_rl_unmasked"),
+                               ["max_grad_norm=none"])
     out = tmp_path / "ablation.jsonl"
     [record] = run_ablation(specs, ppo, changes, out, echo=False)
     assert record["status"] == "ok", record["error"]
@@ -128,3 +133,57 @@ def test_a_run_from_its_checkpoint_is_recorded_labelled(tmp_path: Path) -> None:
     assert record["spec"]["protocol"]["name"] == "custom"
     assert [json.loads(line)["key"] for line in out.read_text().splitlines()] == [record["key"]]
     assert any(p["phase"] == "post" for p in record["curve"])
+
+
+def test_a_changed_pre_training_changes_only_the_pre_training_ppo() -> None:
+    changed = dataclasses.replace(PAPER_PRE_NOVELTY_PPO, reward_scale=1.0)
+    assert pre_novelty_ppo("transfer_rl_unmasked") == PAPER_PRE_NOVELTY_PPO
+    plain = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"), "pogostick",
+                                RunSeeds(0), 30, 100)
+    ablated = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"),
+                                  "pogostick", RunSeeds(0), 30, 100, pre_ppo=changed)
+    assert isinstance(plain, RLProtocolAgent) and isinstance(ablated, RLProtocolAgent)
+    assert ablated.agent.config.ppo == changed
+    assert dataclasses.replace(ablated.agent.config, ppo=PAPER_PRE_NOVELTY_PPO) == \
+        plain.agent.config
+    assert ablated.post_config == plain.post_config
+
+
+def test_pre_trained_checkpoints_of_a_change_are_named_apart() -> None:
+    template = "results/pre/{agent}_{seed}.pt"
+    assert pre_checkpoint_template(template, {"reward_scale": 1.0}) == \
+        "results/pre/{agent}_{seed}.pre-reward_scale-1.0.pt"
+    assert pre_checkpoint_template(template, {"max_grad_norm": None, "lr": 0.001}) == \
+        "results/pre/{agent}_{seed}.pre-lr-0.001.max_grad_norm-none.pt"
+    # no value can reach outside the folder or into the template's fields
+    named = pre_checkpoint_template(template, {"ent_coef": "../{x}/y"})
+    assert named.startswith("results/pre/{agent}_{seed}.pre-ent_coef-") and "/" not in \
+        named.removeprefix("results/pre/") and "{x}" not in named
+
+
+def test_a_changed_pre_training_pre_trains_its_own_checkpoint(tmp_path: Path) -> None:
+    from nesyworld.experiments.protocol.run import run_protocol
+
+    template = str(tmp_path / "pre" / "{agent}_{seed}.pt")
+    config = str(config_file(tmp_path, template))
+    [first] = load_experiment(config).runs()[:1]
+    assert run_protocol(first)["status"] == "ok"
+    own = tmp_path / "pre" / "transfer_rl_unmasked_0.pt"
+    before = own.read_bytes()
+    pre_ppo, pre_changes = changed_ppo(pre_novelty_ppo("transfer_rl_unmasked"),
+                                       ["reward_scale=1"], "--pre-set")
+    specs = ablation_specs(config, "transfer_rl_unmasked", "axe", [0], post_steps=100,
+                           pre_changes=pre_changes)
+    assert specs[0].protocol.pretrained == pre_checkpoint_template(template, pre_changes)
+    out = tmp_path / "ablation.jsonl"
+    [record] = run_ablation(specs, post_novelty_ppo("transfer_rl_unmasked"), {}, out,
+                            echo=False, pre_ppo=pre_ppo, pre_changes=pre_changes)
+    assert record["status"] == "ok", record["error"]
+    assert record["ablation"] == {"post_ppo": {}, "pre_ppo": {"reward_scale": 1}}
+    assert any(p["phase"] == "pre" for p in record["curve"])
+    made = tmp_path / "pre" / "transfer_rl_unmasked_0.pre-reward_scale-1.pt"
+    assert made.is_file() and own.read_bytes() == before
+    # the experiment's checkpoint, made at the paper's scale, is refused to such a run
+    wrong = dataclasses.replace(specs[0], protocol=first.protocol)
+    refused = run_protocol(wrong, pre_ppo=pre_ppo)
+    assert refused["status"] == "error" and "other PPO settings" in refused["error"]
