@@ -28,7 +28,7 @@ import json
 import re
 import sys
 import typing
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import UnionType
 from typing import Any, Union
@@ -153,6 +153,24 @@ def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
     return specs
 
 
+def _progress(seed: int, echo: bool) -> Callable[[CurvePoint], None]:
+    """A run's progress lines: every evaluation after the novelty, counted from the novelty
+    (the last pre-novelty point), and now and then one of a pre-training."""
+    injected = 0
+
+    def point(p: CurvePoint) -> None:
+        nonlocal injected
+        if p.phase == "pre":
+            injected = p.env_steps
+        if echo and p.phase == "post":
+            print(f"seed {seed}: {p.env_steps - injected:>9,} env steps after the novelty, "
+                  f"success {p.success_rate:.2f}", flush=True)
+        elif echo and p.epoch % PRE_ECHO_EVERY == 0:
+            print(f"seed {seed}: {p.env_steps:>9,} env steps of pre-training, "
+                  f"success {p.success_rate:.2f}", flush=True)
+    return point
+
+
 def run_ablation(specs: Sequence[RunSpec], ppo: PPOConfig, changes: dict[str, Any],
                  out: Path, echo: bool = True, pre_ppo: PPOConfig | None = None,
                  pre_changes: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -162,15 +180,8 @@ def run_ablation(specs: Sequence[RunSpec], ppo: PPOConfig, changes: dict[str, An
 
     records = []
     for spec in specs:
-        def point(p: CurvePoint, seed: int = spec.seed) -> None:
-            if echo and p.phase == "post":
-                print(f"seed {seed}: {p.env_steps:>9,} env steps after the novelty, "
-                      f"success {p.success_rate:.2f}", flush=True)
-            elif echo and p.epoch % PRE_ECHO_EVERY == 0:  # a pre-training: now and then
-                print(f"seed {seed}: {p.env_steps:>9,} env steps of pre-training, "
-                      f"success {p.success_rate:.2f}", flush=True)
-
-        record = run_protocol(spec, point, post_ppo=ppo, pre_ppo=pre_ppo)
+        record = run_protocol(spec, _progress(spec.seed, echo), post_ppo=ppo,
+                              pre_ppo=pre_ppo)
         record["ablation"] = {"post_ppo": changes}
         if pre_changes:
             record["ablation"]["pre_ppo"] = pre_changes

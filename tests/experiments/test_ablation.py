@@ -161,7 +161,8 @@ def test_pre_trained_checkpoints_of_a_change_are_named_apart() -> None:
         named.removeprefix("results/pre/") and "{x}" not in named
 
 
-def test_a_changed_pre_training_pre_trains_its_own_checkpoint(tmp_path: Path) -> None:
+def test_a_changed_pre_training_pre_trains_its_own_checkpoint(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from nesyworld.experiments.protocol.run import run_protocol
 
     template = str(tmp_path / "pre" / "{agent}_{seed}.pt")
@@ -176,9 +177,14 @@ def test_a_changed_pre_training_pre_trains_its_own_checkpoint(tmp_path: Path) ->
                            pre_changes=pre_changes)
     assert specs[0].protocol.pretrained == pre_checkpoint_template(template, pre_changes)
     out = tmp_path / "ablation.jsonl"
+    capsys.readouterr()
     [record] = run_ablation(specs, post_novelty_ppo("transfer_rl_unmasked"), {}, out,
-                            echo=False, pre_ppo=pre_ppo, pre_changes=pre_changes)
+                            pre_ppo=pre_ppo, pre_changes=pre_changes)
     assert record["status"] == "ok", record["error"]
+    # progress counts the steps after the novelty from the novelty, not from the start
+    after = [int(line.split()[2].replace(",", "")) for line in
+             capsys.readouterr().out.splitlines() if "after the novelty" in line]
+    assert after and after[-1] <= 100 + 2 * 20 < record["novelty"]["env_steps"]
     assert record["ablation"] == {"post_ppo": {}, "pre_ppo": {"reward_scale": 1}}
     assert any(p["phase"] == "pre" for p in record["curve"])
     made = tmp_path / "pre" / "transfer_rl_unmasked_0.pre-reward_scale-1.pt"
