@@ -27,6 +27,7 @@ from nesyworld.experiments.protocol.config import load_experiment
 from nesyworld.hybrid.baselines.rl_config import PAPER_POST_NOVELTY_PPO, PAPER_PRE_NOVELTY_PPO
 from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import PPOConfig
+from nesyworld.learning.training.checkpoint import load_checkpoint
 from nesyworld.world.envs import NesyGridEnv
 
 
@@ -189,6 +190,7 @@ def test_a_changed_pre_training_pre_trains_its_own_checkpoint(
     assert any(p["phase"] == "pre" for p in record["curve"])
     made = tmp_path / "pre" / "transfer_rl_unmasked_0.pre-reward_scale-1.pt"
     assert made.is_file() and own.read_bytes() == before
+    assert load_checkpoint(made).ppo.reward_scale == 1  # pre-trained as changed
     # the experiment's checkpoint, made at the paper's scale, is refused to such a run
     wrong = dataclasses.replace(specs[0], protocol=first.protocol)
     refused = run_protocol(wrong, pre_ppo=pre_ppo)
