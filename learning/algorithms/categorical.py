@@ -11,9 +11,10 @@ the same gradients in the order PPO's loss takes them, bit for bit
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
-__all__ = ["entropy", "log_prob", "normalize", "sample"]
+__all__ = ["draw", "entropy", "log_prob", "normalize", "sample"]
 
 
 def normalize(logits: torch.Tensor) -> torch.Tensor:
@@ -41,3 +42,20 @@ def sample(log_probs: torch.Tensor) -> torch.Tensor:
     probs = torch.softmax(log_probs, dim=-1)
     return torch.multinomial(probs.reshape(-1, probs.shape[-1]), 1, True).T.reshape(
         probs.shape[:-1])
+
+
+def draw(log_probs: torch.Tensor) -> np.ndarray:
+    """`sample` of (B, A) log-probabilities on the CPU, as a (B,) int64 array: the same
+    actions from the same random stream.
+
+    Why: for one draw per row, `torch.multinomial` takes argmax(p / q) with q ~ Exp(1) from
+    one `exponential_` call over the (B, A) rows (its fast path), and before that it checks
+    the probabilities with two reductions and a synchronising `.item()`. On a rollout's few
+    rows the checks and the reshapes cost more than the draw. Here torch draws the same noise
+    from the same stream and numpy divides and takes the argmax; IEEE division and the first
+    maximum give the same actions (tests/learning/test_categorical.py compares them with
+    `torch.multinomial`). Masked actions have p = 0 and are never drawn while a row has a
+    legal one."""
+    probs = torch.softmax(log_probs, dim=-1)
+    noise = torch.empty_like(probs).exponential_(1)
+    return (probs.numpy() / noise.numpy()).argmax(-1)

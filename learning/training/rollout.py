@@ -26,7 +26,7 @@ from tianshou.data import Batch, ReplayBuffer
 from tianshou.env import BaseVectorEnv
 
 from nesyworld.learning.algorithms import categorical
-from nesyworld.learning.algorithms.masking import flatten_observation, illegal_actions
+from nesyworld.learning.algorithms.masking import flatten_observation, illegal_action_rows
 from nesyworld.learning.algorithms.networks import MaskedActor
 from nesyworld.learning.training.vector_adapter import VectorEnvAdapter
 
@@ -216,19 +216,24 @@ class Rollout:
         self._obs, self._mask = envs.reset()
         self._returns = np.zeros(self.n)
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def _act(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Sample as tianshou's DiscreteActorPolicy does (same calls, same random stream);
-        also the log-probability of each sampled action, which PPO would otherwise compute
-        again over the whole chunk before its passes (`ScaledRewardPPO`)."""
-        x, m = torch.from_numpy(obs), torch.from_numpy(mask)
+        """Sample as tianshou's DiscreteActorPolicy does (the same actions from the same
+        random stream); also the log-probability of each sampled action, which PPO would
+        otherwise compute again over the whole chunk before its passes (`ScaledRewardPPO`).
+
+        Why numpy around the actor: on a recovery's 4 copies each of the dozen small torch
+        calls of a draw (masking, sampling, gathering) cost as much as a layer of the actor,
+        and acting was two fifths of recovery training; the mask, the argmax of the draw and
+        the gather run on arrays instead (`categorical.draw`), the same numbers."""
+        x = torch.from_numpy(obs)
         if isinstance(self.actor, MaskedActor) and x.dtype == torch.float32:
-            logits = self.actor.logits(x, illegal_actions(m, (len(x), -1)))
+            logits = self.actor.logits(x, torch.from_numpy(illegal_action_rows(mask)))
         else:
-            logits, _ = self.actor({"obs": x, "mask": m})
+            logits, _ = self.actor({"obs": x, "mask": torch.from_numpy(mask)})
         log_probs = categorical.normalize(logits)
-        act = categorical.sample(log_probs)
-        return act.numpy(), categorical.log_prob(log_probs, act).numpy()
+        act = categorical.draw(log_probs)
+        return act, log_probs.numpy()[np.arange(len(act)), act]
 
     def collect(self, n_step: int) -> tuple[RolloutBuffer, ChunkStats]:
         """At least `n_step` transitions (a multiple of N), as a buffer for one update."""

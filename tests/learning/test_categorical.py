@@ -4,6 +4,7 @@ order PPO's loss takes them, with masked actions at MASKED_LOGIT or -inf."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
@@ -30,6 +31,30 @@ def test_same_values_and_draws_as_torch(masked: float, rows: int) -> None:
     assert not illegal.gather(1, ours.unsqueeze(1)).any()  # masked actions never drawn
     assert torch.equal(categorical.log_prob(log_probs, ours), dist.log_prob(theirs))
     assert torch.equal(categorical.entropy(log_probs), dist.entropy())
+    torch.manual_seed(7)
+    drawn = categorical.draw(log_probs)
+    assert drawn.dtype == np.int64
+    assert np.array_equal(drawn, theirs.numpy())
+
+
+@pytest.mark.parametrize("rows", [1, 4, 16])
+def test_draw_gives_torch_multinomial_draws_over_many_steps(rows: int) -> None:
+    """`draw` is `sample` on arrays: over 500 steps of a rollout's shape, every action is the
+    one torch draws from the same stream, and the stream ends where torch's ends."""
+    generator = torch.Generator().manual_seed(rows)
+    for _ in range(500):
+        raw = torch.randn(rows, 38, generator=generator) * torch.rand(1, generator=generator) * 8
+        illegal = torch.rand(rows, 38, generator=generator) < 0.7
+        illegal[:, int(torch.randint(38, (1,), generator=generator))] = False
+        log_probs = categorical.normalize(raw.masked_fill(illegal, MASKED_LOGIT))
+        state = torch.get_rng_state()
+        ours = categorical.draw(log_probs)
+        after_ours = torch.get_rng_state()
+        torch.set_rng_state(state)
+        theirs = categorical.sample(log_probs)
+        assert np.array_equal(ours, theirs.numpy())
+        assert torch.equal(after_ours, torch.get_rng_state())
+        assert not illegal.numpy()[np.arange(rows), ours].any()
 
 
 @pytest.mark.parametrize("masked", [MASKED_LOGIT, float("-inf")])

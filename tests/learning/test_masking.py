@@ -18,6 +18,7 @@ from nesyworld.learning import (
     build_learner,
     mask_from_info,
 )
+from nesyworld.learning.algorithms.masking import illegal_action_rows, illegal_actions
 from nesyworld.learning.algorithms.networks import MaskedActor
 
 MASK = np.array([True, False, True, False, False])
@@ -122,3 +123,12 @@ def test_an_action_prior_biases_the_first_samples_and_masks_still_win() -> None:
     assert torch.softmax(actor(masked)[0], -1)[0, 0] == 0
     with pytest.raises(ValueError, match="2 entries for 3 actions"):
         MaskedActor(4, 3, (8,), prior=(1.0, 0.0))
+
+
+def test_illegal_action_rows_is_illegal_actions_on_arrays() -> None:
+    rng = np.random.default_rng(0)
+    mask = (rng.random((64, 7)) < 0.4).astype(np.int8)
+    mask[:5] = 0  # rows with no legal action stay unmasked
+    expected = illegal_actions(torch.from_numpy(mask), mask.shape).numpy()
+    assert np.array_equal(illegal_action_rows(mask), expected)
+    assert not illegal_action_rows(mask)[:5].any()
