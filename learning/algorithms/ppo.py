@@ -10,6 +10,7 @@ critic (tianshou builds it from an `OptimizerFactory`).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, cast
 
@@ -30,13 +31,36 @@ from tianshou.data.types import (
 
 from nesyworld.learning.algorithms.eager_adam import eager_adam_class
 from nesyworld.learning.algorithms.networks import MaskedActor, ValueCritic
-from nesyworld.learning.algorithms.ppo_passes import ChunkTensors, LossSettings, run_passes
+from nesyworld.learning.algorithms.ppo_passes import (
+    ChunkTensors,
+    CriticThread,
+    LossSettings,
+    run_passes,
+)
 from nesyworld.learning.config import PPOConfig
 
-__all__ = ["ScaledRewardPPO", "UpdatePolicy", "build_ppo", "fused_adam", "minibatch_view"]
+__all__ = [
+    "RecordingOptimizerFactory", "ScaledRewardPPO", "UpdatePolicy", "build_ppo", "critic_thread",
+    "fused_adam", "minibatch_view",
+]
 
 
-def fused_adam(lr: float) -> TorchOptimizerFactory:
+class RecordingOptimizerFactory(TorchOptimizerFactory):
+    """tianshou's factory of a torch optimizer, keeping the last optimizer it made.
+
+    Why: a split gradient step (`ppo_passes.CriticThread`) zeroes, clips and steps the
+    optimizer itself, and tianshou's `Algorithm.Optimizer` does not hand out the one it
+    wraps."""
+
+    created: torch.optim.Optimizer | None = None
+
+    def create_instances(self, module: torch.nn.Module) -> tuple[torch.optim.Optimizer, Any]:
+        optimizer, scheduler = super().create_instances(module)
+        self.created = optimizer
+        return optimizer, scheduler
+
+
+def fused_adam(lr: float) -> RecordingOptimizerFactory:
     """Adam (torch's defaults otherwise) with its fused implementation: one compiled pass over
     each parameter tensor for the whole update.
 
@@ -51,7 +75,7 @@ def fused_adam(lr: float) -> TorchOptimizerFactory:
     per-tensor Adam's in the last bits (tests/learning/test_fast_path.py). It is torch's Adam
     without the import of torch's compiler (learning/algorithms/eager_adam.py).
     """
-    return TorchOptimizerFactory(eager_adam_class(), lr=lr, fused=True)
+    return RecordingOptimizerFactory(eager_adam_class(), lr=lr, fused=True)
 
 
 NO_GRAD_BATCH = 8192
@@ -153,6 +177,13 @@ class ScaledRewardPPO(PPO):
     def __init__(self, *args: Any, reward_scale: float = 1.0, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.reward_scale = reward_scale
+        # the torch optimizer of `optim` where its factory kept it (`fused_adam`), and the
+        # thread `critic_thread` sets: what a split gradient step needs
+        factory = kwargs.get("optim")
+        self.torch_optimizer = factory.created if isinstance(
+            factory, RecordingOptimizerFactory) else None
+        self.max_grad_norm: float | None = kwargs.get("max_grad_norm")
+        self.critic_pool: ThreadPoolExecutor | None = None
 
     def _add_returns_and_advantages(
         self, batch: RolloutBatchProtocol, buffer: ReplayBuffer, indices: np.ndarray
@@ -233,8 +264,11 @@ class ScaledRewardPPO(PPO):
             with no_draws(self.policy):
                 return super()._update_with_batch(batch, batch_size, repeat)
         chunk = ChunkTensors.of(minibatch_view(batch))
+        split = None
+        if self.critic_pool is not None and self.torch_optimizer is not None:
+            split = CriticThread(self.critic_pool, self.torch_optimizer, self.max_grad_norm)
         return run_passes(actor, critic, self.optim.step, chunk, self.loss_settings,
-                          batch_size, repeat)
+                          batch_size, repeat, split)
 
     @property
     def loss_settings(self) -> LossSettings:
@@ -242,6 +276,22 @@ class ScaledRewardPPO(PPO):
                             value_clip=self.value_clip,
                             advantage_normalization=self.advantage_normalization,
                             vf_coef=self.vf_coef, ent_coef=self.ent_coef, eps=self._eps)
+
+
+@contextmanager
+def critic_thread(ppo: PPO) -> Iterator[None]:
+    """Inside: `ppo`'s gradient steps run the critic's half on a second thread
+    (`ppo_passes.CriticThread`; `TrainConfig.critic_thread`). Other algorithms are left as
+    they are."""
+    if not isinstance(ppo, ScaledRewardPPO):
+        yield
+        return
+    with ThreadPoolExecutor(1, thread_name_prefix="nesyworld-critic") as pool:
+        ppo.critic_pool = pool
+        try:
+            yield
+        finally:
+            ppo.critic_pool = None
 
 
 def build_ppo(

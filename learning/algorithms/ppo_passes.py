@@ -15,6 +15,7 @@ weights as tianshou's up to float rounding (tests/learning/test_fast_path.py).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +27,7 @@ from nesyworld.learning.algorithms import categorical
 from nesyworld.learning.algorithms.masking import illegal_actions
 from nesyworld.learning.algorithms.networks import MaskedActor, ValueCritic
 
-__all__ = ["ChunkTensors", "LossSettings", "minibatch_indices", "run_passes"]
+__all__ = ["ChunkTensors", "CriticThread", "LossSettings", "minibatch_indices", "run_passes"]
 
 
 @dataclass(frozen=True)
@@ -88,11 +89,9 @@ def minibatch_indices(length: int, size: int | None) -> Iterator[np.ndarray]:
         yield order[start:start + size]
 
 
-def _loss(actor: MaskedActor, critic: ValueCritic, chunk: ChunkTensors, rows: torch.Tensor,
-          settings: LossSettings) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor,
-                                           torch.Tensor]:
-    """(loss, clip loss, value loss, entropy) of one minibatch, as tianshou's PPO."""
-    x = chunk.obs[rows]
+def _clip_loss(actor: MaskedActor, chunk: ChunkTensors, rows: torch.Tensor, x: torch.Tensor,
+               settings: LossSettings) -> tuple[torch.Tensor, torch.Tensor]:
+    """(clipped surrogate loss, log-probabilities) of one minibatch, as tianshou's PPO."""
     illegal = None if chunk.illegal is None else chunk.illegal[rows]
     log_probs = categorical.normalize(actor.logits(x, illegal))
     adv = chunk.adv[rows]
@@ -105,34 +104,99 @@ def _loss(actor: MaskedActor, critic: ValueCritic, chunk: ChunkTensors, rows: to
     if settings.dual_clip:
         clip1 = torch.min(surr1, surr2)
         clip2 = torch.max(clip1, settings.dual_clip * adv)
-        clip_loss = -torch.where(adv < 0, clip2, clip1).mean()
-    else:
-        clip_loss = -torch.min(surr1, surr2).mean()
+        return -torch.where(adv < 0, clip2, clip1).mean(), log_probs
+    return -torch.min(surr1, surr2).mean(), log_probs
+
+
+def _value_loss(critic: ValueCritic, chunk: ChunkTensors, rows: torch.Tensor, x: torch.Tensor,
+                settings: LossSettings) -> torch.Tensor:
+    """The value loss of one minibatch, as tianshou's PPO."""
     value = critic.values(x)
     returns = chunk.returns[rows]
     if settings.value_clip:
         v_s = chunk.v_s[rows]
         v_clip = v_s + (value - v_s).clamp(-settings.eps_clip, settings.eps_clip)
-        vf_loss = torch.max((returns - value).pow(2), (returns - v_clip).pow(2)).mean()
-    else:
-        vf_loss = (returns - value).pow(2).mean()
+        return torch.max((returns - value).pow(2), (returns - v_clip).pow(2)).mean()
+    return (returns - value).pow(2).mean()
+
+
+def _loss(actor: MaskedActor, critic: ValueCritic, chunk: ChunkTensors, rows: torch.Tensor,
+          settings: LossSettings) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor,
+                                           torch.Tensor]:
+    """(loss, clip loss, value loss, entropy) of one minibatch, as tianshou's PPO."""
+    x = chunk.obs[rows]
+    clip_loss, log_probs = _clip_loss(actor, chunk, rows, x, settings)
+    vf_loss = _value_loss(critic, chunk, rows, x, settings)
     entropy = categorical.entropy(log_probs).mean()
+    loss = clip_loss + settings.vf_coef * vf_loss - settings.ent_coef * entropy
+    return loss, clip_loss, vf_loss, entropy
+
+
+@dataclass(frozen=True)
+class CriticThread:
+    """A second thread for the critic's half of each gradient step, and what the step then
+    does itself that tianshou's `Optimizer.step` would: zero, clip and step `optimizer`.
+
+    Why: the actor and the critic share no parameter, so the critic's forward and backward
+    can run while the actor's do. The gradients are the ones the joint loss gives, bit for
+    bit (each network's terms reach it with the same factors, in the same order), and so are
+    the weights (tests/learning/test_ppo_passes.py). Worth it only on a free core."""
+
+    pool: ThreadPoolExecutor
+    optimizer: torch.optim.Optimizer
+    max_grad_norm: float | None
+
+    @property
+    def parameters(self) -> list[torch.Tensor]:
+        """Every parameter the optimizer steps, in its order (the order tianshou clips)."""
+        return [p for group in self.optimizer.param_groups for p in group["params"]]
+
+
+def _critic_backward(critic: ValueCritic, chunk: ChunkTensors, rows: torch.Tensor,
+                     x: torch.Tensor, settings: LossSettings) -> torch.Tensor:
+    vf_loss = _value_loss(critic, chunk, rows, x, settings)
+    (settings.vf_coef * vf_loss).backward()
+    return vf_loss.detach()
+
+
+def _split_step(actor: MaskedActor, critic: ValueCritic, chunk: ChunkTensors,
+                rows: torch.Tensor, settings: LossSettings, thread: CriticThread
+                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """One gradient step with the critic's half on `thread`; `_loss`'s four values."""
+    x = chunk.obs[rows]
+    thread.optimizer.zero_grad()
+    critic_half = thread.pool.submit(_critic_backward, critic, chunk, rows, x, settings)
+    try:
+        clip_loss, log_probs = _clip_loss(actor, chunk, rows, x, settings)
+        entropy = categorical.entropy(log_probs).mean()
+        (clip_loss - settings.ent_coef * entropy).backward()
+    finally:
+        vf_loss = critic_half.result()
+    if thread.max_grad_norm is not None:
+        torch.nn.utils.clip_grad_norm_(thread.parameters, max_norm=thread.max_grad_norm)
+    thread.optimizer.step()
+    clip_loss, entropy = clip_loss.detach(), entropy.detach()
     loss = clip_loss + settings.vf_coef * vf_loss - settings.ent_coef * entropy
     return loss, clip_loss, vf_loss, entropy
 
 
 def run_passes(actor: MaskedActor, critic: ValueCritic, step: Callable[[torch.Tensor], None],
                chunk: ChunkTensors,
-               settings: LossSettings, batch_size: int | None, repeat: int
-               ) -> A2CTrainingStats:
+               settings: LossSettings, batch_size: int | None, repeat: int,
+               critic_thread: CriticThread | None = None) -> A2CTrainingStats:
     """`repeat` passes of minibatch gradient steps over `chunk`; `step(loss)` takes one
-    optimiser step (tianshou's `Algorithm.Optimizer.step`: zero, backward, clip, step)."""
+    optimiser step (tianshou's `Algorithm.Optimizer.step`: zero, backward, clip, step), or
+    with `critic_thread` the step runs split across two threads."""
     kept: list[torch.Tensor] = []
     for _ in range(repeat):
         for idx in minibatch_indices(len(chunk.obs), batch_size):
-            loss, clip_loss, vf_loss, entropy = _loss(actor, critic, chunk,
-                                                      torch.from_numpy(idx), settings)
-            step(loss)
+            rows = torch.from_numpy(idx)
+            if critic_thread is not None:
+                loss, clip_loss, vf_loss, entropy = _split_step(actor, critic, chunk, rows,
+                                                                settings, critic_thread)
+            else:
+                loss, clip_loss, vf_loss, entropy = _loss(actor, critic, chunk, rows, settings)
+                step(loss)
             kept.append(torch.stack([loss, clip_loss, vf_loss, entropy]).detach())
     values = torch.stack(kept).tolist() if kept else []
     columns = list(zip(*values, strict=True)) if values else [(), (), (), ()]

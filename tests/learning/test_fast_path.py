@@ -19,7 +19,14 @@ from tianshou.data import Collector, VectorReplayBuffer
 from tianshou.env import DummyVectorEnv
 from tianshou.utils.torch_utils import policy_within_training_step
 
-from nesyworld.learning import ICMConfig, PPOConfig, VectorEnvAdapter, build_learner
+from nesyworld.learning import (
+    ICMConfig,
+    PPOConfig,
+    TrainConfig,
+    VectorEnvAdapter,
+    build_learner,
+    train,
+)
 from nesyworld.learning.algorithms.masking import ActionMaskObservation
 from nesyworld.learning.algorithms.ppo import fused_adam
 from nesyworld.learning.training.evaluation import (
@@ -237,3 +244,27 @@ def test_lean_evaluation_is_the_collectors(
         assert len({int(n) for r in new for n in r.lens}) > 1
         if kind == "native":
             assert sum(r.env_steps - r.collected_steps for r in new) > 0  # idle steps counted
+
+
+def test_a_run_with_the_critic_thread_is_the_same_run(grid: SimpleNamespace) -> None:
+    """`TrainConfig.critic_thread` changes where the critic's half of a step runs, not the
+    run: the same curve and the same final weights, PPO+ICM, to the bit."""
+    results = []
+    for threaded in (False, True):
+        config = TrainConfig(step_budget=480, epoch_length=240, collect_chunk=96, num_envs=3,
+                             vector_env="dummy", eval_episodes=2, max_episode_steps=20,
+                             progress=False, stop_on_convergence=False, seed=5,
+                             critic_thread=threaded)
+        results.append(train(grid.GridWorld, config, PPOConfig(batch_size=32), ICMConfig()))
+    plain, split = results
+    def curve(r: Any) -> list[tuple[Any, ...]]:
+        return [(e.steps, e.success_rate, e.mean_reward, e.train_mean_reward,
+                 sorted(e.losses.items())) for e in r.epochs]
+
+    assert len(plain.epochs) == 2
+    assert curve(plain) == curve(split)
+    plain_state, split_state = (r.learner.algorithm.state_dict() for r in results)
+    assert plain_state.keys() == split_state.keys()
+    for key, value in plain_state.items():
+        if torch.is_tensor(value):
+            assert torch.equal(value, split_state[key]), key

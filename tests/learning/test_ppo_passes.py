@@ -1,10 +1,13 @@
 """PPO's own passes (learning/algorithms/ppo_passes.py) are tianshou's update, term for term:
 the same minibatches from the same random draws, and the same weights after an update for
-every loss variant (plain, dual clip, value clip, no advantage normalisation)."""
+every loss variant (plain, dual clip, value clip, no advantage normalisation); and with the
+critic's half of each step on a second thread, the same weights bit for bit."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
 
 import gymnasium as gym
 import numpy as np
@@ -14,7 +17,7 @@ from tianshou.algorithm import PPO
 from tianshou.data import Batch
 
 from nesyworld.learning import PPOConfig
-from nesyworld.learning.algorithms.ppo import build_ppo
+from nesyworld.learning.algorithms.ppo import build_ppo, critic_thread
 from nesyworld.learning.algorithms.ppo_passes import minibatch_indices
 
 ROWS, OBS, ACTIONS = 50, 6, 4
@@ -76,3 +79,51 @@ def test_the_passes_give_tianshous_weights_and_stats(config: PPOConfig) -> None:
     for name in ("loss", "actor_loss", "vf_loss", "ent_loss"):
         assert getattr(ours_stats, name).mean == pytest.approx(
             getattr(their_stats, name).mean, rel=1e-5, abs=1e-6)
+
+
+@pytest.mark.parametrize("config", [
+    PPOConfig(batch_size=16),
+    PPOConfig(batch_size=16, dual_clip=3.0),
+    PPOConfig(batch_size=16, value_clip=True, max_grad_norm=0.05),
+    PPOConfig(batch_size=64, advantage_normalization=False, max_grad_norm=None),
+], ids=["plain", "dual-clip", "value-clip-tight-grad-clip", "no-adv-norm-no-grad-clip"])
+def test_the_critic_thread_gives_the_same_weights_and_stats_bit_for_bit(
+        config: PPOConfig) -> None:
+    runs = []
+    for threaded in (False, True):
+        torch.manual_seed(0)
+        algo = build_ppo(OBS, gym.spaces.Discrete(ACTIONS), config)
+        np.random.seed(1)
+        with critic_thread(algo) if threaded else contextlib.nullcontext():
+            assert (algo.critic_pool is not None) == threaded
+            stats = [algo._update_with_batch(_chunk(seed), config.batch_size, 3)
+                     for seed in (0, 1)]
+        assert algo.critic_pool is None
+        optimizer = algo.torch_optimizer
+        assert optimizer is not None
+        runs.append(([p.detach().clone() for p in algo.parameters()],
+                     [v.clone() for s in optimizer.state.values() for v in s.values()],
+                     stats))
+    (plain_params, plain_moments, plain_stats), (split_params, split_moments, split_stats) = runs
+    for p, q in zip(plain_params, split_params, strict=True):
+        assert torch.equal(p, q)
+    for p, q in zip(plain_moments, split_moments, strict=True):
+        assert torch.equal(p, q)
+    for plain, split in zip(plain_stats, split_stats, strict=True):
+        assert split.gradient_steps == plain.gradient_steps > 0
+        for name in ("loss", "actor_loss", "vf_loss", "ent_loss"):
+            assert getattr(split, name).mean == getattr(plain, name).mean
+
+
+def test_an_error_in_the_critic_thread_reaches_the_caller_and_the_thread_ends() -> None:
+    config = PPOConfig(batch_size=16)
+    algo = build_ppo(OBS, gym.spaces.Discrete(ACTIONS), config)
+
+    def broken(x: torch.Tensor) -> torch.Tensor:
+        raise RuntimeError("critic failed")
+
+    algo.critic.values = broken  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError, match="critic failed"), critic_thread(algo):
+        algo._update_with_batch(_chunk(0), config.batch_size, 1)
+    assert algo.critic_pool is None
+    assert not [t for t in threading.enumerate() if t.name.startswith("nesyworld-critic")]
