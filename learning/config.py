@@ -226,12 +226,13 @@ class TrainConfig:
     Default 1: the networks are tiny, and on a 2-core machine shared with env processes torch's
     intra-op threads contend for the cores; measured 10x slower updates with 2 threads."""
 
-    critic_thread: bool = False
-    """Run the critic's half of each PPO gradient step (its loss, forward and backward) on a
-    second thread while the actor's runs: the same weights bit for bit, in less time where a
-    core is free (recovery training on the batched core, docs/SPEED.md). Off by default:
-    a sweep's workers already keep every core busy. Needs the default optimiser
-    (learning/algorithms/ppo.py, `fused_adam`)."""
+    update_thread: bool = False
+    """Give the update a second thread: the critic's half of each PPO gradient step (its
+    loss, forward and backward) runs there while the actor's runs, and ICM's step while PPO
+    computes its returns. The same weights bit for bit, in less time where a core is free
+    (recovery training on the batched core, docs/SPEED.md). Off by default: a sweep's workers
+    already keep every core busy. Needs the default optimiser (`fused_adam`,
+    learning/algorithms/ppo.py)."""
 
     def __post_init__(self) -> None:
         if self.step_budget <= 0 or self.epoch_length <= 0 or self.collect_chunk <= 0:

@@ -33,22 +33,27 @@ from nesyworld.learning.algorithms.eager_adam import eager_adam_class
 from nesyworld.learning.algorithms.networks import MaskedActor, ValueCritic
 from nesyworld.learning.algorithms.ppo_passes import (
     ChunkTensors,
-    CriticThread,
     LossSettings,
+    SplitStep,
     run_passes,
 )
 from nesyworld.learning.config import PPOConfig
 
 __all__ = [
-    "RecordingOptimizerFactory", "ScaledRewardPPO", "UpdatePolicy", "build_ppo", "critic_thread",
-    "fused_adam", "minibatch_view",
+    "RecordingOptimizerFactory",
+    "ScaledRewardPPO",
+    "UpdatePolicy",
+    "build_ppo",
+    "fused_adam",
+    "minibatch_view",
+    "update_thread",
 ]
 
 
 class RecordingOptimizerFactory(TorchOptimizerFactory):
     """tianshou's factory of a torch optimizer, keeping the last optimizer it made.
 
-    Why: a split gradient step (`ppo_passes.CriticThread`) zeroes, clips and steps the
+    Why: a split gradient step (`ppo_passes.SplitStep`) zeroes, clips and steps the
     optimizer itself, and tianshou's `Algorithm.Optimizer` does not hand out the one it
     wraps."""
 
@@ -178,12 +183,12 @@ class ScaledRewardPPO(PPO):
         super().__init__(*args, **kwargs)
         self.reward_scale = reward_scale
         # the torch optimizer of `optim` where its factory kept it (`fused_adam`), and the
-        # thread `critic_thread` sets: what a split gradient step needs
+        # pool `update_thread` sets: what a split gradient step needs
         factory = kwargs.get("optim")
         self.torch_optimizer = factory.created if isinstance(
             factory, RecordingOptimizerFactory) else None
         self.max_grad_norm: float | None = kwargs.get("max_grad_norm")
-        self.critic_pool: ThreadPoolExecutor | None = None
+        self.update_pool: ThreadPoolExecutor | None = None
 
     def _add_returns_and_advantages(
         self, batch: RolloutBatchProtocol, buffer: ReplayBuffer, indices: np.ndarray
@@ -265,8 +270,8 @@ class ScaledRewardPPO(PPO):
                 return super()._update_with_batch(batch, batch_size, repeat)
         chunk = ChunkTensors.of(minibatch_view(batch))
         split = None
-        if self.critic_pool is not None and self.torch_optimizer is not None:
-            split = CriticThread(self.critic_pool, self.torch_optimizer, self.max_grad_norm)
+        if self.update_pool is not None and self.torch_optimizer is not None:
+            split = SplitStep(self.update_pool, self.torch_optimizer, self.max_grad_norm)
         return run_passes(actor, critic, self.optim.step, chunk, self.loss_settings,
                           batch_size, repeat, split)
 
@@ -279,19 +284,20 @@ class ScaledRewardPPO(PPO):
 
 
 @contextmanager
-def critic_thread(ppo: PPO) -> Iterator[None]:
-    """Inside: `ppo`'s gradient steps run the critic's half on a second thread
-    (`ppo_passes.CriticThread`; `TrainConfig.critic_thread`). Other algorithms are left as
-    they are."""
+def update_thread(ppo: PPO) -> Iterator[None]:
+    """Inside: a second thread for `ppo`'s update (`TrainConfig.update_thread`). Each
+    gradient step runs the critic's half there (`ppo_passes.SplitStep`), and an ICM around
+    `ppo` takes its own step there while PPO prepares its passes (icm.py). Other algorithms
+    are left as they are."""
     if not isinstance(ppo, ScaledRewardPPO):
         yield
         return
-    with ThreadPoolExecutor(1, thread_name_prefix="nesyworld-critic") as pool:
-        ppo.critic_pool = pool
+    with ThreadPoolExecutor(1, thread_name_prefix="nesyworld-update") as pool:
+        ppo.update_pool = pool
         try:
             yield
         finally:
-            ppo.critic_pool = None
+            ppo.update_pool = None
 
 
 def build_ppo(

@@ -27,7 +27,7 @@ from nesyworld.learning.algorithms import categorical
 from nesyworld.learning.algorithms.masking import illegal_actions
 from nesyworld.learning.algorithms.networks import MaskedActor, ValueCritic
 
-__all__ = ["ChunkTensors", "CriticThread", "LossSettings", "minibatch_indices", "run_passes"]
+__all__ = ["ChunkTensors", "LossSettings", "SplitStep", "minibatch_indices", "run_passes"]
 
 
 @dataclass(frozen=True)
@@ -133,9 +133,10 @@ def _loss(actor: MaskedActor, critic: ValueCritic, chunk: ChunkTensors, rows: to
 
 
 @dataclass(frozen=True)
-class CriticThread:
-    """A second thread for the critic's half of each gradient step, and what the step then
-    does itself that tianshou's `Optimizer.step` would: zero, clip and step `optimizer`.
+class SplitStep:
+    """A gradient step split across two threads: the critic's half runs on `pool`'s thread
+    while the actor's runs on the caller's, and the step then does itself what tianshou's
+    `Optimizer.step` would: zero, clip and step `optimizer`.
 
     Why: the actor and the critic share no parameter, so the critic's forward and backward
     can run while the actor's do. The gradients are the ones the joint loss gives, bit for
@@ -160,7 +161,7 @@ def _critic_backward(critic: ValueCritic, chunk: ChunkTensors, rows: torch.Tenso
 
 
 def _split_step(actor: MaskedActor, critic: ValueCritic, chunk: ChunkTensors,
-                rows: torch.Tensor, settings: LossSettings, thread: CriticThread
+                rows: torch.Tensor, settings: LossSettings, thread: SplitStep
                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """One gradient step with the critic's half on `thread`; `_loss`'s four values."""
     x = chunk.obs[rows]
@@ -183,17 +184,17 @@ def _split_step(actor: MaskedActor, critic: ValueCritic, chunk: ChunkTensors,
 def run_passes(actor: MaskedActor, critic: ValueCritic, step: Callable[[torch.Tensor], None],
                chunk: ChunkTensors,
                settings: LossSettings, batch_size: int | None, repeat: int,
-               critic_thread: CriticThread | None = None) -> A2CTrainingStats:
+               split: SplitStep | None = None) -> A2CTrainingStats:
     """`repeat` passes of minibatch gradient steps over `chunk`; `step(loss)` takes one
     optimiser step (tianshou's `Algorithm.Optimizer.step`: zero, backward, clip, step), or
-    with `critic_thread` the step runs split across two threads."""
+    with `split` each step runs split across two threads."""
     kept: list[torch.Tensor] = []
     for _ in range(repeat):
         for idx in minibatch_indices(len(chunk.obs), batch_size):
             rows = torch.from_numpy(idx)
-            if critic_thread is not None:
+            if split is not None:
                 loss, clip_loss, vf_loss, entropy = _split_step(actor, critic, chunk, rows,
-                                                                settings, critic_thread)
+                                                                settings, split)
             else:
                 loss, clip_loss, vf_loss, entropy = _loss(actor, critic, chunk, rows, settings)
                 step(loss)

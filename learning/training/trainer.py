@@ -28,7 +28,7 @@ import tqdm
 from tianshou.env import BaseVectorEnv
 from tianshou.utils.torch_utils import policy_within_training_step
 
-from nesyworld.learning.algorithms.ppo import critic_thread
+from nesyworld.learning.algorithms.ppo import update_thread
 from nesyworld.learning.config import ICMConfig, PPOConfig, TrainConfig
 from nesyworld.learning.policy import Policy
 from nesyworld.learning.training.checkpoint import Checkpoint
@@ -202,7 +202,7 @@ def train(
         if logdir is not None:
             epoch_log = EpochLog(logdir)
             on_epoch = _logged(epoch_log, on_epoch)
-        with critic_thread(learner.ppo) if config.critic_thread else nullcontext():
+        with update_thread(learner.ppo) if config.update_thread else nullcontext():
             result = _run(learner, train_envs, eval_envs, config, start, on_epoch, on_chunk)
     finally:
         if epoch_log is not None:

@@ -246,15 +246,16 @@ def test_lean_evaluation_is_the_collectors(
             assert sum(r.env_steps - r.collected_steps for r in new) > 0  # idle steps counted
 
 
-def test_a_run_with_the_critic_thread_is_the_same_run(grid: SimpleNamespace) -> None:
-    """`TrainConfig.critic_thread` changes where the critic's half of a step runs, not the
-    run: the same curve and the same final weights, PPO+ICM, to the bit."""
+def test_a_run_with_the_update_thread_is_the_same_run(grid: SimpleNamespace) -> None:
+    """`TrainConfig.update_thread` changes where parts of the update run (the critic's half
+    of each step, ICM's step), not the run: the same curve and the same final weights,
+    PPO+ICM, to the bit."""
     results = []
     for threaded in (False, True):
         config = TrainConfig(step_budget=480, epoch_length=240, collect_chunk=96, num_envs=3,
                              vector_env="dummy", eval_episodes=2, max_episode_steps=20,
                              progress=False, stop_on_convergence=False, seed=5,
-                             critic_thread=threaded)
+                             update_thread=threaded)
         results.append(train(grid.GridWorld, config, PPOConfig(batch_size=32), ICMConfig()))
     plain, split = results
     def curve(r: Any) -> list[tuple[Any, ...]]:

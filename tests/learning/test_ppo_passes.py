@@ -17,7 +17,7 @@ from tianshou.algorithm import PPO
 from tianshou.data import Batch
 
 from nesyworld.learning import PPOConfig
-from nesyworld.learning.algorithms.ppo import build_ppo, critic_thread
+from nesyworld.learning.algorithms.ppo import build_ppo, update_thread
 from nesyworld.learning.algorithms.ppo_passes import minibatch_indices
 
 ROWS, OBS, ACTIONS = 50, 6, 4
@@ -87,18 +87,18 @@ def test_the_passes_give_tianshous_weights_and_stats(config: PPOConfig) -> None:
     PPOConfig(batch_size=16, value_clip=True, max_grad_norm=0.05),
     PPOConfig(batch_size=64, advantage_normalization=False, max_grad_norm=None),
 ], ids=["plain", "dual-clip", "value-clip-tight-grad-clip", "no-adv-norm-no-grad-clip"])
-def test_the_critic_thread_gives_the_same_weights_and_stats_bit_for_bit(
+def test_the_update_thread_gives_the_same_weights_and_stats_bit_for_bit(
         config: PPOConfig) -> None:
     runs = []
     for threaded in (False, True):
         torch.manual_seed(0)
         algo = build_ppo(OBS, gym.spaces.Discrete(ACTIONS), config)
         np.random.seed(1)
-        with critic_thread(algo) if threaded else contextlib.nullcontext():
-            assert (algo.critic_pool is not None) == threaded
+        with update_thread(algo) if threaded else contextlib.nullcontext():
+            assert (algo.update_pool is not None) == threaded
             stats = [algo._update_with_batch(_chunk(seed), config.batch_size, 3)
                      for seed in (0, 1)]
-        assert algo.critic_pool is None
+        assert algo.update_pool is None
         optimizer = algo.torch_optimizer
         assert optimizer is not None
         runs.append(([p.detach().clone() for p in algo.parameters()],
@@ -115,7 +115,7 @@ def test_the_critic_thread_gives_the_same_weights_and_stats_bit_for_bit(
             assert getattr(split, name).mean == getattr(plain, name).mean
 
 
-def test_an_error_in_the_critic_thread_reaches_the_caller_and_the_thread_ends() -> None:
+def test_an_error_in_the_update_thread_reaches_the_caller_and_the_thread_ends() -> None:
     config = PPOConfig(batch_size=16)
     algo = build_ppo(OBS, gym.spaces.Discrete(ACTIONS), config)
 
@@ -123,7 +123,7 @@ def test_an_error_in_the_critic_thread_reaches_the_caller_and_the_thread_ends() 
         raise RuntimeError("critic failed")
 
     algo.critic.values = broken  # type: ignore[method-assign]
-    with pytest.raises(RuntimeError, match="critic failed"), critic_thread(algo):
+    with pytest.raises(RuntimeError, match="critic failed"), update_thread(algo):
         algo._update_with_batch(_chunk(0), config.batch_size, 1)
-    assert algo.critic_pool is None
-    assert not [t for t in threading.enumerate() if t.name.startswith("nesyworld-critic")]
+    assert algo.update_pool is None
+    assert not [t for t in threading.enumerate() if t.name.startswith("nesyworld-update")]
