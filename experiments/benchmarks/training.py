@@ -13,7 +13,9 @@ Each row is the best of `--repeats` runs, alternated with as many runs of its re
   with those settings: what the defaults cost.
 - Recovery training (PPO+ICM on the Axe novelty's first failure, the recovery's own
   TrainConfig and PPOConfig) on what it trains on, `RecoveryConfig.batched_copies` copies of
-  the batched recovery env (hybrid/recovery/batched_env.py), then on the 2 RecoveryEnvs of
+  the batched recovery env (hybrid/recovery/batched_env.py), the same with the update's
+  second thread (`TrainConfig.update_thread`, which `nesyworld run` turns on where a core is
+  free; the reference keeps one thread), then on the 2 RecoveryEnvs of
   before (still used for worlds that do not run on the batched core), each beside the
   minimal PPO with its copies and settings on NesyVectorEnv and, in `env_only`, its envs
   stepped with random legal actions (the ceiling the envs set).
@@ -197,15 +199,20 @@ def with_ceilings(rows: list[Row], settings: list[BenchmarkCase | None], repeats
 
 
 def recovery_settings(kb: KnowledgeBase, steps: int, threads: int = 1) -> list[BenchmarkCase]:
-    """What recovery training uses (the batched recovery env), then the RecoveryEnvs it used
-    before (and still uses where a world does not run on the batched core): what the batched
-    env bought, in the same run; both on `threads` torch threads."""
+    """What recovery training uses (the batched recovery env), the same with the update's
+    second thread (`TrainConfig.update_thread`: the same weights, a second core), then the
+    RecoveryEnvs it used before (and still uses where a world does not run on the batched
+    core): what the batched env and the thread bought, in the same run; all on `threads`
+    torch threads."""
     world, failure = axe_failure(kb)
     out = []
     for copies in (None, 0):
         setting = recovery_setting(world, failure, kb, steps, copies=copies)
         out.append(replace(setting, train=replace(setting.train, torch_threads=threads)))
-    return out
+    batched = out[0]
+    threaded = replace(batched, name=f"{batched.name}, with the update thread (a second "
+                       "core)", train=replace(batched.train, update_thread=True))
+    return [batched, threaded, out[1]]
 
 
 def measure(steps: int, num_envs: int, minibatch: int = 2048, passes: int = 4,
@@ -232,8 +239,8 @@ def measure(steps: int, num_envs: int, minibatch: int = 2048, passes: int = 4,
     settings: list[BenchmarkCase | None] = [*ppo_rows]
     kb = KnowledgeBase.from_world(SPEC)
     if recovery:
-        for setting, env_steps in zip(recovery_settings(kb, steps, threads), (20_000, 4000),
-                                      strict=True):
+        for setting, env_steps in zip(recovery_settings(kb, steps, threads),
+                                      (20_000, 20_000, 4000), strict=True):
             settings.append(setting)
             rec_raw = recovery_env_rate(setting, min(steps, env_steps))
             rows.append(row(setting, partial(_case_rate, setting), rec_raw))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from dataclasses import replace
 from typing import Any
 
 from nesyworld.experiments.cli.arguments import (
@@ -121,6 +123,8 @@ def make_agent(args: argparse.Namespace, env: Any, verbose: bool) -> Any:
         from nesyworld.hybrid import HybridAgent, hybrid_configs
 
         recovery, repair = hybrid_configs(args.agent, args.seed, step_budget=args.budget)
+        if (os.cpu_count() or 1) > 1:  # one run, a free core: the update's second thread
+            recovery = replace(recovery, train=replace(recovery.train, update_thread=True))
         agent = HybridAgent(env, kb, config, recovery, novelty=",".join(args.novelty),
                             on_event=show_hybrid if verbose else None, repair=repair,
                             knowledge=args.knowledge)

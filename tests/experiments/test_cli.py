@@ -214,3 +214,17 @@ def test_an_unknown_or_removed_planner_is_a_one_line_error(capsys: pytest.Captur
         for name, why in (("pyperplan", "conditional effects"), ("nope", "fast-downward")):
             code, _, err = run(capsys, command, "pogostick", "--planner", name)
             assert code == 2 and why in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("cores", "threaded"), [(1, False), (2, True), (None, False)])
+def test_run_gives_a_hybrid_agent_the_update_thread_where_a_core_is_free(
+        monkeypatch: pytest.MonkeyPatch, cores: int | None, threaded: bool) -> None:
+    """`nesyworld run` is one process: its recoveries may use a second core for the update
+    (the same weights, bit for bit), and a single-core machine keeps one thread."""
+    from nesyworld.experiments.cli import run_commands
+    from nesyworld.world.envs import NesyGridEnv
+
+    monkeypatch.setattr(run_commands.os, "cpu_count", lambda: cores)
+    args = build_parser().parse_args(["run", "pogostick", "--agent", "rapidlearn+"])
+    agent = run_commands.make_agent(args, NesyGridEnv("pogostick"), verbose=False)
+    assert agent.recovery_config.train.update_thread is threaded

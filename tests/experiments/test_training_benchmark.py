@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -19,10 +20,14 @@ def test_every_row_is_measured(capsys: pytest.CaptureFixture[str]) -> None:
     rows = out["rows"]
     assert [r["name"].split(",")[0] for r in rows] == [
         "PPO training", "PPO+ICM training", "PPO training", "recovery training",
-        "recovery training"]
-    # what recovery trains on (the batched recovery env), then the RecoveryEnvs of before
+        "recovery training", "recovery training"]
+    # what recovery trains on (the batched recovery env), alone and with the update thread,
+    # then the RecoveryEnvs of before
     assert "copies on the batched core" in rows[3]["name"]
-    assert "2 RecoveryEnvs" in rows[4]["name"]
+    assert "update thread" not in rows[3]["name"]
+    assert "copies on the batched core" in rows[4]["name"]
+    assert "with the update thread" in rows[4]["name"]
+    assert "2 RecoveryEnvs" in rows[5]["name"]
     assert all("minibatch 128 x8" in r["name"] for r in rows[3:])
     for row in rows:
         assert math.isfinite(row["ours"]) and row["ours"] > 0, row
@@ -51,5 +56,7 @@ def test_the_recovery_rows_train_on_the_threads_asked_for() -> None:
     kb = KnowledgeBase.from_world(training.SPEC)
     for threads in (1, 2):
         rows = training.recovery_settings(kb, 64, threads)
-        assert [s.train.torch_threads for s in rows] == [threads] * 2
-        assert "copies on the batched core" in rows[0].name and "RecoveryEnvs" in rows[1].name
+        assert [s.train.torch_threads for s in rows] == [threads] * 3
+        assert [s.train.update_thread for s in rows] == [False, True, False]
+        assert rows[1].train == replace(rows[0].train, update_thread=True)
+        assert "copies on the batched core" in rows[0].name and "RecoveryEnvs" in rows[2].name
