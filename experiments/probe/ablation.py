@@ -84,7 +84,11 @@ def changed_ppo(base: PPOConfig, settings: Sequence[str], flag: str = "--set"
         name, sep, text = setting.partition("=")
         name = name.strip()
         if not sep or name not in SETTABLE:
-            why = " (the network comes from the checkpoint)" if name in FROM_CHECKPOINT else ""
+            why = ""
+            if name in FROM_CHECKPOINT:
+                why = (" (the network comes from the checkpoint)" if flag == "--set" else
+                       " (the network keeps the experiment's sizes: the runs after the "
+                       "novelty load it)")
             raise AblationError(f"{flag} {setting!r}{why}: expected FIELD=VALUE with FIELD one "
                                 f"of {', '.join(SETTABLE)}")
         try:
@@ -142,6 +146,10 @@ def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
             protocol, pretrained=pre_checkpoint_template(protocol.pretrained, pre_changes))
     specs = [RunSpec(agent, experiment.domain, novelty, seed, protocol, experiment.knowledge,
                      experiment.refusals) for seed in seeds]
+    if not protocol.pretrained:
+        raise AblationError(f"{config}: protocol.pretrained is empty; expected the path "
+                            "template of the experiment's pre-trained checkpoints, which an "
+                            "ablation starts from (or keeps its own pre-training beside)")
     for spec in specs:
         path = pretrained_checkpoint(spec)
         if path is None:

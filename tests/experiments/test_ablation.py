@@ -62,6 +62,12 @@ def test_bad_settings_are_refused_in_one_line(setting: str, message: str) -> Non
         changed_ppo(PAPER_PRE_NOVELTY_PPO, [setting], "--pre-set")
 
 
+def test_a_network_size_is_refused_to_the_pre_training_for_its_own_reason() -> None:
+    with pytest.raises(AblationError, match="keeps the experiment's sizes") as err:
+        changed_ppo(PAPER_PRE_NOVELTY_PPO, ["hidden_sizes=[32]"], "--pre-set")
+    assert "comes from the checkpoint" not in str(err.value)
+
+
 def test_only_the_post_novelty_ppo_changes() -> None:
     changed = dataclasses.replace(PAPER_POST_NOVELTY_PPO, max_grad_norm=None)
     for name, own in (("transfer_rl_unmasked", PAPER_POST_NOVELTY_PPO),
@@ -114,6 +120,13 @@ def test_requests_the_experiment_cannot_run_are_refused(tmp_path: Path) -> None:
     assert main(["--config", config, "--agent", "transfer_rl_unmasked", "--novelty", "axe",
                  "--seeds", "0", "--set", "nope=1", "--out", str(tmp_path / "o.jsonl")]) == 2
     assert not (tmp_path / "o.jsonl").exists()
+    without = config_file(tmp_path, "x").read_text(encoding="utf-8")
+    no_checkpoints = tmp_path / "no_checkpoints.yaml"
+    no_checkpoints.write_text(without.replace("  pretrained: x\n", ""), encoding="utf-8")
+    for pre_changes in (None, {"reward_scale": 1}):
+        with pytest.raises(AblationError, match=r"protocol\.pretrained is empty; expected"):
+            ablation_specs(str(no_checkpoints), "transfer_rl_unmasked", "axe", [0],
+                           pre_changes=pre_changes)
 
 
 def test_a_run_from_its_checkpoint_is_recorded_labelled(tmp_path: Path) -> None:
