@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-__all__ = ["draw", "entropy", "log_prob", "normalize", "sample"]
+__all__ = ["draw", "entropy", "log_prob", "mode", "normalize", "sample"]
 
 
 def normalize(logits: torch.Tensor) -> torch.Tensor:
@@ -59,3 +59,10 @@ def draw(log_probs: torch.Tensor) -> np.ndarray:
     probs = torch.softmax(log_probs, dim=-1)
     noise = torch.empty_like(probs).exponential_(1)
     return (probs.numpy() / noise.numpy()).argmax(-1)
+
+
+def mode(log_probs: torch.Tensor) -> np.ndarray:
+    """`Categorical.mode` of (B, A) log-probabilities on the CPU, as a (B,) int64 array: the
+    argmax of the probabilities (not of the log-probabilities, which can order two nearly
+    equal actions otherwise once rounded), the first of equal ones, as torch takes it."""
+    return torch.softmax(log_probs, dim=-1).numpy().argmax(-1)

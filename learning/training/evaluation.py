@@ -30,9 +30,12 @@ from tianshou.algorithm.modelfree.reinforce import ProbabilisticActorPolicy
 from tianshou.data import Collector, CollectStats, VectorReplayBuffer
 from tianshou.data.collector import StepHook
 from tianshou.env import BaseVectorEnv
+from tianshou.utils.net.discrete import dist_fn_categorical_from_logits
 from tianshou.utils.torch_utils import torch_train_mode
 
-from nesyworld.learning.algorithms.masking import SUCCESS_INFO_KEY
+from nesyworld.learning.algorithms import categorical
+from nesyworld.learning.algorithms.masking import SUCCESS_INFO_KEY, illegal_action_rows
+from nesyworld.learning.algorithms.networks import MaskedActor
 from nesyworld.learning.training.rollout import stack_observations
 from nesyworld.learning.training.vector_adapter import VectorEnvAdapter
 
@@ -124,16 +127,24 @@ class LeanEvaluation:
         obs, _ = self.venv.reset()
         return stack_observations(obs)
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def _act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The policy's action as its forward chooses it: the mode outside a training step
-        with deterministic_eval (no random draw), else a sample (one draw, as the Collector)."""
-        logits, _ = self.policy.actor({"obs": torch.from_numpy(obs),
-                                       "mask": torch.from_numpy(mask)})
-        dist = self.policy.dist_fn(logits)
+        with deterministic_eval (no random draw), else a sample (one draw, as the Collector).
+        A `MaskedActor` under tianshou's categorical takes the rollout's lean path
+        (rollout.py): the same actions from the same random stream, without a
+        `Categorical` built each step."""
         greedy = self.policy.deterministic_eval and not self.policy.is_within_training_step
-        act = dist.mode if greedy else dist.sample()
-        return self.policy.map_action(act.cpu().numpy())
+        actor = self.policy.actor
+        if isinstance(actor, MaskedActor) and obs.dtype == np.float32 \
+                and self.policy.dist_fn is dist_fn_categorical_from_logits:
+            log_probs = categorical.normalize(actor.logits(
+                torch.from_numpy(obs), torch.from_numpy(illegal_action_rows(mask))))
+            act = categorical.mode(log_probs) if greedy else categorical.draw(log_probs)
+            return self.policy.map_action(act)
+        logits, _ = actor({"obs": torch.from_numpy(obs), "mask": torch.from_numpy(mask)})
+        dist = self.policy.dist_fn(logits)
+        return self.policy.map_action((dist.mode if greedy else dist.sample()).cpu().numpy())
 
     def run(self, episodes: int) -> EvalResult:
         ready = np.arange(min(self.n, episodes))

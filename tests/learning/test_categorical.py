@@ -31,6 +31,7 @@ def test_same_values_and_draws_as_torch(masked: float, rows: int) -> None:
     assert not illegal.gather(1, ours.unsqueeze(1)).any()  # masked actions never drawn
     assert torch.equal(categorical.log_prob(log_probs, ours), dist.log_prob(theirs))
     assert torch.equal(categorical.entropy(log_probs), dist.entropy())
+    assert np.array_equal(categorical.mode(log_probs), dist.mode.numpy())
     torch.manual_seed(7)
     drawn = categorical.draw(log_probs)
     assert drawn.dtype == np.int64
@@ -79,3 +80,15 @@ def test_same_gradients_as_torch_in_the_loss_order(masked: float) -> None:
     assert ours_in.grad is not None and theirs_in.grad is not None
     assert torch.isfinite(ours_in.grad).all()
     assert torch.equal(ours_in.grad, theirs_in.grad)
+
+
+def test_the_mode_is_the_first_of_equal_probabilities_as_torchs() -> None:
+    """Equal logits, and logits apart by less than their probabilities can tell: the mode is
+    the argmax of the probabilities, the first of equal ones, as `Categorical.mode`."""
+    raw = torch.tensor([[0.0, 1.0, 1.0, -2.0],
+                        [3.0, 3.0 + 1e-7, 3.0, 3.0],
+                        [MASKED_LOGIT, 0.5, MASKED_LOGIT, 0.5]])
+    log_probs = categorical.normalize(raw)
+    dist = torch.distributions.Categorical(logits=raw, validate_args=False)
+    assert np.array_equal(categorical.mode(log_probs), dist.mode.numpy())
+    assert categorical.mode(log_probs).tolist()[0] == 1 and categorical.mode(log_probs)[2] == 1
