@@ -161,21 +161,21 @@ def _critic_backward(critic: ValueCritic, chunk: ChunkTensors, rows: torch.Tenso
 
 
 def _split_step(actor: MaskedActor, critic: ValueCritic, chunk: ChunkTensors,
-                rows: torch.Tensor, settings: LossSettings, thread: SplitStep
+                rows: torch.Tensor, settings: LossSettings, split: SplitStep
                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """One gradient step with the critic's half on `thread`; `_loss`'s four values."""
+    """One gradient step with the critic's half on `split`'s thread; `_loss`'s four values."""
     x = chunk.obs[rows]
-    thread.optimizer.zero_grad()
-    critic_half = thread.pool.submit(_critic_backward, critic, chunk, rows, x, settings)
+    split.optimizer.zero_grad()
+    critic_half = split.pool.submit(_critic_backward, critic, chunk, rows, x, settings)
     try:
         clip_loss, log_probs = _clip_loss(actor, chunk, rows, x, settings)
         entropy = categorical.entropy(log_probs).mean()
         (clip_loss - settings.ent_coef * entropy).backward()
     finally:
         vf_loss = critic_half.result()
-    if thread.max_grad_norm is not None:
-        torch.nn.utils.clip_grad_norm_(thread.parameters, max_norm=thread.max_grad_norm)
-    thread.optimizer.step()
+    if split.max_grad_norm is not None:
+        torch.nn.utils.clip_grad_norm_(split.parameters, max_norm=split.max_grad_norm)
+    split.optimizer.step()
     clip_loss, entropy = clip_loss.detach(), entropy.detach()
     loss = clip_loss + settings.vf_coef * vf_loss - settings.ent_coef * entropy
     return loss, clip_loss, vf_loss, entropy

@@ -224,7 +224,7 @@ class Rollout:
 
         Why numpy around the actor: on a recovery's 4 copies each of the dozen small torch
         calls of a draw (masking, sampling, gathering) cost as much as a layer of the actor,
-        and acting was two fifths of recovery training; the mask, the argmax of the draw and
+        and acting was a fifth of recovery training; the mask, the argmax of the draw and
         the gather run on arrays instead (`categorical.draw`), the same numbers."""
         x = torch.from_numpy(obs)
         if isinstance(self.actor, MaskedActor) and x.dtype == torch.float32:
