@@ -239,11 +239,14 @@ def measure(steps: int, num_envs: int, minibatch: int = 2048, passes: int = 4,
     settings: list[BenchmarkCase | None] = [*ppo_rows]
     kb = KnowledgeBase.from_world(SPEC)
     if recovery:
+        env_alone: dict[int, float] = {}  # the thread's row trains on its batched row's envs
         for setting, env_steps in zip(recovery_settings(kb, steps, threads),
                                       (20_000, 20_000, 4000), strict=True):
             settings.append(setting)
-            rec_raw = recovery_env_rate(setting, min(steps, env_steps))
-            rows.append(row(setting, partial(_case_rate, setting), rec_raw))
+            envs = id(setting.vector_env_factory or setting.env_factory)
+            if envs not in env_alone:
+                env_alone[envs] = recovery_env_rate(setting, min(steps, env_steps))
+            rows.append(row(setting, partial(_case_rate, setting), env_alone[envs]))
     if rl_baseline:
         batched = rl_rate(steps, num_envs, True, kb)
         settings.append(None)

@@ -28,6 +28,7 @@ def test_every_row_is_measured(capsys: pytest.CaptureFixture[str]) -> None:
     assert "copies on the batched core" in rows[4]["name"]
     assert "with the update thread" in rows[4]["name"]
     assert "2 RecoveryEnvs" in rows[5]["name"]
+    assert rows[4]["env_only"] == rows[3]["env_only"]  # the same envs, measured once
     assert all("minibatch 128 x8" in r["name"] for r in rows[3:])
     for row in rows:
         assert math.isfinite(row["ours"]) and row["ours"] > 0, row
