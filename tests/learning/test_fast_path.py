@@ -246,10 +246,17 @@ def test_lean_evaluation_is_the_collectors(
             assert sum(r.env_steps - r.collected_steps for r in new) > 0  # idle steps counted
 
 
-def test_a_run_with_the_update_thread_is_the_same_run(grid: SimpleNamespace) -> None:
+def test_a_run_with_the_update_thread_is_the_same_run(
+        grid: SimpleNamespace, monkeypatch: pytest.MonkeyPatch) -> None:
     """`TrainConfig.update_thread` changes where parts of the update run (the critic's half
     of each step, ICM's step), not the run: the same curve and the same final weights,
     PPO+ICM, to the bit."""
+    from nesyworld.learning.algorithms.icm import CuriosityWrapper
+
+    early_icm_steps = []
+    original = CuriosityWrapper._icm_losses
+    monkeypatch.setattr(CuriosityWrapper, "_icm_losses",
+                        lambda self, batch: early_icm_steps.append(1) or original(self, batch))
     results = []
     for threaded in (False, True):
         config = TrainConfig(step_budget=480, epoch_length=240, collect_chunk=96, num_envs=3,
@@ -264,6 +271,9 @@ def test_a_run_with_the_update_thread_is_the_same_run(grid: SimpleNamespace) -> 
 
     assert len(plain.epochs) == 2
     assert curve(plain) == curve(split)
+    # ICM stepped early, on the thread, at every update of the threaded run and of no other:
+    # three an epoch (chunks of 96, 96 and 48 steps make its 240), two epochs
+    assert len(early_icm_steps) == 3 * 2
     plain_state, split_state = (r.learner.algorithm.state_dict() for r in results)
     assert plain_state.keys() == split_state.keys()
     for key, value in plain_state.items():

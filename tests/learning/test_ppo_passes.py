@@ -17,6 +17,7 @@ from tianshou.algorithm import PPO
 from tianshou.data import Batch
 
 from nesyworld.learning import PPOConfig
+from nesyworld.learning.algorithms import ppo_passes
 from nesyworld.learning.algorithms.ppo import build_ppo, update_thread
 from nesyworld.learning.algorithms.ppo_passes import minibatch_indices
 
@@ -88,7 +89,11 @@ def test_the_passes_give_tianshous_weights_and_stats(config: PPOConfig) -> None:
     PPOConfig(batch_size=64, advantage_normalization=False, max_grad_norm=None),
 ], ids=["plain", "dual-clip", "value-clip-tight-grad-clip", "no-adv-norm-no-grad-clip"])
 def test_the_update_thread_gives_the_same_weights_and_stats_bit_for_bit(
-        config: PPOConfig) -> None:
+        config: PPOConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+    split_steps = []
+    original = ppo_passes._split_step
+    monkeypatch.setattr(ppo_passes, "_split_step",
+                        lambda *args: split_steps.append(1) or original(*args))
     runs = []
     for threaded in (False, True):
         torch.manual_seed(0)
@@ -105,6 +110,8 @@ def test_the_update_thread_gives_the_same_weights_and_stats_bit_for_bit(
                      [v.clone() for s in optimizer.state.values() for v in s.values()],
                      stats))
     (plain_params, plain_moments, plain_stats), (split_params, split_moments, split_stats) = runs
+    # every step of the threaded update was split, none of the plain one's
+    assert len(split_steps) == sum(s.gradient_steps for s in split_stats) > 0
     for p, q in zip(plain_params, split_params, strict=True):
         assert torch.equal(p, q)
     for p, q in zip(plain_moments, split_moments, strict=True):
