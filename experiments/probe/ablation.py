@@ -9,8 +9,11 @@ and in pre-training as `--pre-set` says, which makes another baseline, so those 
 pre-train their own checkpoints, in files beside the experiment's named after the change
 (`pre_checkpoint_template`), resumably as the experiment's do. Records are written apart,
 labelled: the protocol named "custom" (never "paper": the learner is not the paper's) and
-the changes under `ablation`. Without `--pre-set`, a checkpoint that is not there yet is
-refused, not pre-trained: such an ablation compares with runs already made.
+the changes under `ablation`. `--forbid` keeps the agent from named actions in both phases,
+as if its action space lacked them (NovelGym's had 28 actions where ours has more), so
+those runs pre-train their own checkpoints too. Without `--pre-set` or `--forbid`, a
+checkpoint that is not there yet is refused, not pre-trained: such an ablation compares
+with runs already made.
 
     python -m nesyworld.experiments.probe.ablation --agent transfer_rl+icm_unmasked \
         --novelty fire_floating --seeds 1 2 --set max_grad_norm=none --post-steps 400000 \
@@ -18,12 +21,15 @@ refused, not pre-trained: such an ablation compares with runs already made.
     python -m nesyworld.experiments.probe.ablation --agent transfer_rl_unmasked \
         --novelty fire_floating --seeds 0 --pre-set reward_scale=1 --set reward_scale=1 \
         --out results/ablation.jsonl
+    python -m nesyworld.experiments.probe.ablation --agent transfer_rl_unmasked \
+        --novelty fire_floating --seeds 0 --forbid use craft_tree_tap --out results/ablation.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import re
 import sys
@@ -39,7 +45,7 @@ from nesyworld.experiments.protocol.config import load_experiment
 from nesyworld.experiments.protocol.records import CurvePoint, RunSpec
 from nesyworld.learning import PPOConfig
 
-__all__ = ["AblationError", "ablation_specs", "changed_ppo", "main",
+__all__ = ["AblationError", "ablation_specs", "changed_ppo", "check_forbidden", "main",
            "pre_checkpoint_template", "run_ablation"]
 
 PPO_FIELDS = tuple(f.name for f in dataclasses.fields(PPOConfig))
@@ -108,27 +114,36 @@ def changed_ppo(base: PPOConfig, settings: Sequence[str], flag: str = "--set"
         raise AblationError(f"{flag}: {err}") from None
 
 
-def pre_checkpoint_template(template: str, pre_changes: dict[str, Any]) -> str:
-    """Where runs pre-trained with `pre_changes` keep their checkpoints: the experiment's
-    `template` with the changes named before its suffix (`{agent}_{seed}.pt` becomes
-    `{agent}_{seed}.pre-reward_scale-1.0.pt`), so they never load, or overwrite, the
-    experiment's own."""
+def pre_checkpoint_template(template: str, pre_changes: dict[str, Any],
+                            forbidden: Sequence[str] = ()) -> str:
+    """Where runs pre-trained with `pre_changes` (and kept from the `forbidden` actions)
+    keep their checkpoints: the experiment's `template` with the changes named before its
+    suffix (`{agent}_{seed}.pt` becomes `{agent}_{seed}.pre-reward_scale-1.0.pt`), so they
+    never load, or overwrite, the experiment's own. Forbidden actions are named by their
+    count and a digest of their sorted names, which keeps the file name short."""
     def word(value: Any) -> str:
         text = "none" if value is None else str(value).lower()
         return re.sub(r"[^A-Za-z0-9._-]", "_", text)
 
-    slug = ".".join(f"{name}-{word(value)}" for name, value in sorted(pre_changes.items()))
+    parts = [f"{name}-{word(value)}" for name, value in sorted(pre_changes.items())]
+    if forbidden:
+        names = sorted(set(forbidden))
+        digest = hashlib.sha256(",".join(names).encode()).hexdigest()[:8]
+        parts.append(f"forbid-{len(names)}-{digest}")
+    slug = ".".join(parts)
     path = Path(template)
     return str(path.with_name(f"{path.stem}.pre-{slug}{path.suffix}"))
 
 
 def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
                    post_steps: int | None = None,
-                   pre_changes: dict[str, Any] | None = None) -> list[RunSpec]:
+                   pre_changes: dict[str, Any] | None = None,
+                   forbidden: Sequence[str] = ()) -> list[RunSpec]:
     """The experiment's runs of (agent, novelty) on `seeds`, under a protocol of the same
     values named "custom" (with `post_steps` if given). Each starts from its pre-trained
-    checkpoint, which must exist; with `pre_changes`, from its own checkpoint of that
-    pre-training (`pre_checkpoint_template`), made by the first run that needs it."""
+    checkpoint, which must exist; with `pre_changes` or `forbidden`, from its own
+    checkpoint of that pre-training (`pre_checkpoint_template`), made by the first run
+    that needs it."""
     from nesyworld.experiments.protocol.pretraining import pretrained_checkpoint
 
     experiment = load_experiment(config)
@@ -141,9 +156,10 @@ def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
     protocol = dataclasses.replace(experiment.protocol, name="custom")
     if post_steps is not None:
         protocol = dataclasses.replace(protocol, post_steps=post_steps)
-    if pre_changes and protocol.pretrained:
-        protocol = dataclasses.replace(
-            protocol, pretrained=pre_checkpoint_template(protocol.pretrained, pre_changes))
+    own = bool(pre_changes or forbidden)
+    if own and protocol.pretrained:
+        protocol = dataclasses.replace(protocol, pretrained=pre_checkpoint_template(
+            protocol.pretrained, pre_changes or {}, forbidden))
     specs = [RunSpec(agent, experiment.domain, novelty, seed, protocol, experiment.knowledge,
                      experiment.refusals) for seed in seeds]
     if not protocol.pretrained:
@@ -155,10 +171,26 @@ def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
         if path is None:
             raise AblationError(f"{agent} is not an RL agent with a pre-trained checkpoint "
                                 f"under {config}'s protocol.pretrained")
-        if not pre_changes and not path.exists():
+        if not own and not path.exists():
             raise AblationError(f"{path}: no pre-trained checkpoint of {agent} seed "
                                 f"{spec.seed}; expected one made by the experiment's runs")
     return specs
+
+
+def check_forbidden(spec: RunSpec, forbidden: Sequence[str]) -> None:
+    """Refuse an action name that neither the task nor its novelty has: a misspelt name
+    would forbid nothing, and the runs would be the experiment's under another label."""
+    from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
+
+    before = NesyGridEnv(spec.domain)
+    after = NoveltyInjector(NesyGridEnv(spec.domain), [spec.novelty])
+    after.reset(seed=0)
+    known = {*before.unwrapped.action_names, *after.unwrapped.action_names}
+    unknown = [name for name in forbidden if name not in known]
+    if unknown:
+        raise AblationError(f"--forbid {' '.join(unknown)}: not an action of {spec.domain} "
+                            f"or of it after {spec.novelty}; expected one of "
+                            f"{', '.join(sorted(known))}")
 
 
 def _progress(seed: int, echo: bool) -> Callable[[CurvePoint], None]:
@@ -181,18 +213,22 @@ def _progress(seed: int, echo: bool) -> Callable[[CurvePoint], None]:
 
 def run_ablation(specs: Sequence[RunSpec], ppo: PPOConfig, changes: dict[str, Any],
                  out: Path, echo: bool = True, pre_ppo: PPOConfig | None = None,
-                 pre_changes: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """Each run with `ppo` after the novelty (and `pre_ppo` in pre-training, if given), its
-    record appended to `out` as it ends."""
+                 pre_changes: dict[str, Any] | None = None,
+                 forbidden: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """Each run with `ppo` after the novelty (and `pre_ppo` in pre-training, if given),
+    kept from the `forbidden` actions in both phases, its record appended to `out` as it
+    ends."""
     from nesyworld.experiments.protocol.run import run_protocol
 
     records = []
     for spec in specs:
         record = run_protocol(spec, _progress(spec.seed, echo), post_ppo=ppo,
-                              pre_ppo=pre_ppo)
+                              pre_ppo=pre_ppo, forbidden=tuple(forbidden))
         record["ablation"] = {"post_ppo": changes}
         if pre_changes:
             record["ablation"]["pre_ppo"] = pre_changes
+        if forbidden:
+            record["ablation"]["forbidden"] = sorted(set(forbidden))
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
@@ -220,6 +256,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pre-set", action="append", default=[], metavar="FIELD=VALUE",
                         dest="pre_settings", help="a PPOConfig field in pre-training "
                         "(repeatable): the runs pre-train their own checkpoints")
+    parser.add_argument("--forbid", action="extend", nargs="+", default=[], metavar="ACTION",
+                        help="an action the agent is kept from in both phases (repeatable): "
+                        "the runs pre-train their own checkpoints")
     parser.add_argument("--post-steps", type=int, default=None,
                         help="adaptation budget (default: the config's)")
     parser.add_argument("--out", type=Path, required=True, help="JSON-lines file to append to")
@@ -231,12 +270,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         pre_ppo, pre_changes = changed_ppo(pre_novelty_ppo(args.agent), args.pre_settings,
                                            "--pre-set")
         specs = ablation_specs(args.config, args.agent, args.novelty, args.seeds,
-                               args.post_steps, pre_changes)
+                               args.post_steps, pre_changes, args.forbid)
+        check_forbidden(specs[0], args.forbid)
     except (AblationError, ValueError, OSError) as err:
         print(f"ablation: {err}", file=sys.stderr)
         return 2
     records = run_ablation(specs, ppo, changes, args.out,
-                           pre_ppo=pre_ppo if pre_changes else None, pre_changes=pre_changes)
+                           pre_ppo=pre_ppo if pre_changes else None, pre_changes=pre_changes,
+                           forbidden=args.forbid)
     return 0 if all(r["status"] == "ok" for r in records) else 1
 
 

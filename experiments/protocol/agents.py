@@ -28,6 +28,7 @@ from nesyworld.hybrid import (
 )
 from nesyworld.hybrid.baselines.rl_config import (
     DEFAULT_TRANSFER,
+    FORBIDDEN_BY_DEFAULT,
     PAPER_POST_NOVELTY_PPO,
     PAPER_PRE_NOVELTY_PPO,
     PAPER_TRANSFER,
@@ -226,7 +227,8 @@ def post_novelty_ppo(name: str) -> PPOConfig:
 def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
                         max_episode_steps: int, epoch_steps: int, pretrained: str = "",
                         knowledge: str = "closed", post_ppo: PPOConfig | None = None,
-                        pre_ppo: PPOConfig | None = None) -> ProtocolAgent:
+                        pre_ppo: PPOConfig | None = None,
+                        forbidden: tuple[str, ...] = ()) -> ProtocolAgent:
     """A fresh agent by its protocol name (see records.AGENTS), seeded from the run seed.
     `pretrained`: for RL agents, a checkpoint file saved by `RLAgent.save` to start from
     instead of training (pretraining.py fills in the run's agent and seed); one trained with
@@ -235,7 +237,9 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
     (an ablation, experiments/probe/ablation.py; pre-training keeps the agent's own, so a
     shared checkpoint still loads). `pre_ppo`: PPO's settings for pre-training instead of
     the agent's own; a checkpoint made otherwise is then refused (`check_pretraining`), so
-    such a run pre-trains its own."""
+    such a run pre-trains its own. `forbidden`: actions an RL agent is kept from in both
+    phases beyond its own (`RLConfig.forbidden`), as if its action space lacked them; a
+    checkpoint pre-trained with other ones is refused the same way."""
     kb = KnowledgeBase.from_world(domain)
     seed = seeds.run
     if name == "planning":
@@ -257,6 +261,8 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
             epoch_length=epoch_steps,
             max_episode_steps=episode_steps, stop_on_convergence=False,
             eval_episodes=1), icm=icm, action_masks=masks,
+            forbidden=(*FORBIDDEN_BY_DEFAULT, *(f for f in forbidden
+                                                if f not in FORBIDDEN_BY_DEFAULT)),
             # the paper's baselines learn with the paper's PPO; the masked ones are ours
             ppo=protocol_ppo(name, paper_ppo))
 

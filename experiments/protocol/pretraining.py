@@ -31,12 +31,13 @@ import math
 import os
 import string
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from nesyworld.experiments.protocol.records import UNMASKED, CurvePoint, ProtocolConfig, RunSpec
+from nesyworld.hybrid.baselines.rl_config import FORBIDDEN_BY_DEFAULT
 
 __all__ = ["PRETRAINING_KEY", "PROGRESS_EVERY", "PretrainingProgress", "check_pretraining",
            "checkpoint_path", "ppo_differences", "pretrained_checkpoint", "pretraining_lock",
@@ -163,12 +164,20 @@ class PretrainingProgress:
                    curve=tuple(CurvePoint(**p) for p in points))
 
 
-def pretraining_of(protocol: ProtocolConfig, episode_steps: int | None) -> dict[str, Any]:
+def pretraining_of(protocol: ProtocolConfig, episode_steps: int | None,
+                   forbidden: Sequence[str] = FORBIDDEN_BY_DEFAULT) -> dict[str, Any]:
     """How a protocol pre-trains, as a checkpoint keeps it: its budget, whether it trains
-    the whole budget or stops where the convergence test first holds, and where its training
-    episodes were cut (`episode_steps`, the agent's; the paper's table 6: 1,200)."""
-    return {"pre_steps": protocol.pre_steps, "full_budget": protocol.pre_full_budget,
-            "max_episode_steps": episode_steps}
+    the whole budget or stops where the convergence test first holds, where its training
+    episodes were cut (`episode_steps`, the agent's; the paper's table 6: 1,200), and the
+    actions it was kept from (`RLConfig.forbidden`) when they are not the default's: a
+    policy that never had an action is another baseline. The default leaves no entry, as
+    checkpoints made before the entry existed have none."""
+    how: dict[str, Any] = {"pre_steps": protocol.pre_steps,
+                           "full_budget": protocol.pre_full_budget,
+                           "max_episode_steps": episode_steps}
+    if tuple(forbidden) != FORBIDDEN_BY_DEFAULT:
+        how["forbidden"] = sorted(forbidden)
+    return how
 
 
 def check_pretraining(agent: Any, path: str, protocol: ProtocolConfig) -> None:
@@ -181,7 +190,8 @@ def check_pretraining(agent: Any, path: str, protocol: ProtocolConfig) -> None:
 
     ckpt = agent.agent.checkpoint
     saved = ckpt.metadata.get(PRETRAINING_KEY)
-    wanted = pretraining_of(protocol, agent.agent.config.train.max_episode_steps)
+    wanted = pretraining_of(protocol, agent.agent.config.train.max_episode_steps,
+                            agent.agent.config.forbidden)
     if saved is not None and saved != wanted:
         raise CheckpointError(f"{path}: pre-trained with {saved}; this protocol pre-trains "
                               f"with {wanted}: delete the file (or give the run another "

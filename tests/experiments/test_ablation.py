@@ -13,6 +13,7 @@ from nesyworld.experiments.probe.ablation import (
     AblationError,
     ablation_specs,
     changed_ppo,
+    check_forbidden,
     main,
     pre_checkpoint_template,
     run_ablation,
@@ -208,3 +209,63 @@ def test_a_changed_pre_training_pre_trains_its_own_checkpoint(
     wrong = dataclasses.replace(specs[0], protocol=first.protocol)
     refused = run_protocol(wrong, pre_ppo=pre_ppo)
     assert refused["status"] == "error" and "other PPO settings" in refused["error"]
+
+
+def test_forbidden_actions_reach_both_phases_and_name_the_pre_training() -> None:
+    plain = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"), "pogostick",
+                                RunSeeds(0), 30, 100)
+    kept = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"), "pogostick",
+                               RunSeeds(0), 30, 100, forbidden=("use", "give_up"))
+    assert isinstance(plain, RLProtocolAgent) and isinstance(kept, RLProtocolAgent)
+    assert plain.agent.config.forbidden == ("give_up",)
+    assert kept.agent.config.forbidden == kept.post_config.forbidden == ("give_up", "use")
+    assert dataclasses.replace(kept.agent.config, forbidden=("give_up",)) == \
+        plain.agent.config
+    # named apart by count and digest, the same whatever the order or repeats
+    template = "results/pre/{agent}_{seed}.pt"
+    one = pre_checkpoint_template(template, {}, ["use", "craft_tree_tap"])
+    assert one == pre_checkpoint_template(template, {}, ["craft_tree_tap", "use", "use"])
+    assert one.startswith("results/pre/{agent}_{seed}.pre-forbid-2-") and one.endswith(".pt")
+    assert one != pre_checkpoint_template(template, {}, ["use"])
+    assert pre_checkpoint_template(template, {"lr": 0.1}, ["use"]).startswith(
+        "results/pre/{agent}_{seed}.pre-lr-0.1.forbid-1-")
+
+
+def test_a_misspelt_forbidden_action_is_refused(tmp_path: Path) -> None:
+    config = str(config_file(tmp_path, str(tmp_path / "pre" / "{agent}_{seed}.pt")))
+    [spec] = ablation_specs(config, "transfer_rl_unmasked", "axe", [0], forbidden=["use"])
+    check_forbidden(spec, ["use", "select_axe"])  # select_axe: the novelty's own action
+    with pytest.raises(AblationError, match="--forbid usee: not an action of pogostick or "
+                                            "of it after axe; expected one of") as err:
+        check_forbidden(spec, ["use", "usee"])
+    assert "\n" not in str(err.value)
+    assert main(["--config", config, "--agent", "transfer_rl_unmasked", "--novelty", "axe",
+                 "--seeds", "0", "--forbid", "usee", "--out", str(tmp_path / "o.jsonl")]) == 2
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_a_run_with_forbidden_actions_pre_trains_its_own_checkpoint(tmp_path: Path) -> None:
+    from nesyworld.experiments.protocol.pretraining import PRETRAINING_KEY
+    from nesyworld.experiments.protocol.run import run_protocol
+
+    template = str(tmp_path / "pre" / "{agent}_{seed}.pt")
+    config = str(config_file(tmp_path, template))
+    [first] = load_experiment(config).runs()[:1]
+    assert run_protocol(first)["status"] == "ok"
+    own = tmp_path / "pre" / "transfer_rl_unmasked_0.pt"
+    assert "forbidden" not in load_checkpoint(own).metadata[PRETRAINING_KEY]
+    specs = ablation_specs(config, "transfer_rl_unmasked", "axe", [0], post_steps=100,
+                           forbidden=["use", "craft_tree_tap"])
+    [record] = run_ablation(specs, post_novelty_ppo("transfer_rl_unmasked"), {},
+                            tmp_path / "ablation.jsonl", echo=False,
+                            forbidden=["use", "craft_tree_tap"])
+    assert record["status"] == "ok", record["error"]
+    assert record["ablation"] == {"post_ppo": {}, "forbidden": ["craft_tree_tap", "use"]}
+    made = Path(specs[0].protocol.pretrained.format(agent="transfer_rl_unmasked", seed=0))
+    assert made.is_file() and made != own
+    assert load_checkpoint(made).metadata[PRETRAINING_KEY]["forbidden"] == [
+        "craft_tree_tap", "give_up", "use"]
+    # the experiment's checkpoint, which had every action, is refused to such a run
+    wrong = dataclasses.replace(specs[0], protocol=first.protocol)
+    refused = run_protocol(wrong, forbidden=("use", "craft_tree_tap"))
+    assert refused["status"] == "error" and "pre-trained with" in refused["error"]
