@@ -183,9 +183,9 @@ def check_forbidden(spec: RunSpec, forbidden: Sequence[str]) -> None:
     from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 
     before = NesyGridEnv(spec.domain)
-    after = NoveltyInjector(NesyGridEnv(spec.domain), [spec.novelty])
-    after.reset(seed=0)
-    known = {*before.unwrapped.action_names, *after.unwrapped.action_names}
+    inner = NesyGridEnv(spec.domain)
+    NoveltyInjector(inner, [spec.novelty]).reset(seed=0)  # the novelty's actions join
+    known = {*before.action_names, *inner.action_names}
     unknown = [name for name in forbidden if name not in known]
     if unknown:
         raise AblationError(f"--forbid {' '.join(unknown)}: not an action of {spec.domain} "
