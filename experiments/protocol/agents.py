@@ -261,8 +261,7 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
             epoch_length=epoch_steps,
             max_episode_steps=episode_steps, stop_on_convergence=False,
             eval_episodes=1), icm=icm, action_masks=masks,
-            forbidden=(*FORBIDDEN_BY_DEFAULT, *(f for f in forbidden
-                                                if f not in FORBIDDEN_BY_DEFAULT)),
+            forbidden=tuple(dict.fromkeys((*FORBIDDEN_BY_DEFAULT, *forbidden))),
             # the paper's baselines learn with the paper's PPO; the masked ones are ours
             ppo=protocol_ppo(name, paper_ppo))
 

@@ -215,7 +215,7 @@ def test_forbidden_actions_reach_both_phases_and_name_the_pre_training() -> None
     plain = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"), "pogostick",
                                 RunSeeds(0), 30, 100)
     kept = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"), "pogostick",
-                               RunSeeds(0), 30, 100, forbidden=("use", "give_up"))
+                               RunSeeds(0), 30, 100, forbidden=("use", "give_up", "use"))
     assert isinstance(plain, RLProtocolAgent) and isinstance(kept, RLProtocolAgent)
     assert plain.agent.config.forbidden == ("give_up",)
     assert kept.agent.config.forbidden == kept.post_config.forbidden == ("give_up", "use")
