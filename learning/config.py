@@ -19,7 +19,12 @@ class PPOConfig:
     """PPO for a discrete action space: separate MLP actor and critic, one Adam optimiser."""
 
     hidden_sizes: tuple[int, ...] = (256, 64)
-    """Hidden layers of both the actor and the critic (paper table 4: 256, 64)."""
+    """Hidden layers of the actor, and of the critic unless `critic_hidden_sizes` says
+    otherwise (paper table 4: 256, 64)."""
+
+    critic_hidden_sizes: tuple[int, ...] | None = None
+    """Hidden layers of the critic; None: the actor's (`hidden_sizes`). NovelGym's code
+    builds its critic with 256, 128, 64 and its actor with 128, 64 (docs/EXPERIMENTS.md)."""
 
     lr: float = 3e-4
     """Adam learning rate. The paper uses 1e-5, which needs hundreds of thousands of steps even
@@ -105,10 +110,21 @@ class PPOConfig:
         object.__setattr__(self, "hidden_sizes", tuple(int(h) for h in self.hidden_sizes))
         if not self.hidden_sizes:
             raise ValueError("PPOConfig.hidden_sizes must name at least one layer")
+        if self.critic_hidden_sizes is not None:
+            object.__setattr__(self, "critic_hidden_sizes",
+                               tuple(int(h) for h in self.critic_hidden_sizes))
+            if not self.critic_hidden_sizes:
+                raise ValueError("PPOConfig.critic_hidden_sizes must name at least one layer "
+                                 "(or be None: the actor's)")
         if self.reward_scale <= 0:
             raise ValueError("PPOConfig.reward_scale must be positive")
         if self.lr <= 0 or self.batch_size <= 0 or self.epochs_per_update <= 0:
             raise ValueError("PPOConfig: lr, batch_size and epochs_per_update must be positive")
+
+    @property
+    def critic_sizes(self) -> tuple[int, ...]:
+        """The critic's hidden layers: `critic_hidden_sizes`, or the actor's."""
+        return self.hidden_sizes if self.critic_hidden_sizes is None else self.critic_hidden_sizes
 
 
 @dataclass(frozen=True)

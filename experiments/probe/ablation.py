@@ -49,9 +49,12 @@ __all__ = ["AblationError", "ablation_specs", "changed_ppo", "check_forbidden", 
            "pre_checkpoint_template", "run_ablation"]
 
 PPO_FIELDS = tuple(f.name for f in dataclasses.fields(PPOConfig))
-FROM_CHECKPOINT = ("hidden_sizes", "action_prior")
-"""Fields the fine-tuned network takes from its checkpoint: not for an ablation to change."""
+FROM_CHECKPOINT = ("hidden_sizes", "critic_hidden_sizes", "action_prior")
+"""Fields the fine-tuned network takes from its checkpoint: not for `--set` to change."""
 SETTABLE = tuple(f for f in PPO_FIELDS if f not in FROM_CHECKPOINT)
+PRE_SETTABLE = (*SETTABLE, "hidden_sizes", "critic_hidden_sizes")
+"""`--pre-set` may also size the networks: the runs after the novelty load the ablation's
+own checkpoint and take its sizes (TransferRLAgent grows the weights it holds)."""
 PRE_ECHO_EVERY = 50
 """Pre-training epochs between two progress lines (about 240,000 env steps in the paper's
 4,800-step epochs): a pre-training is hundreds of epochs."""
@@ -83,25 +86,31 @@ class AblationError(ValueError):
 
 def changed_ppo(base: PPOConfig, settings: Sequence[str], flag: str = "--set"
                 ) -> tuple[PPOConfig, dict[str, Any]]:
-    """`base` with each `field=value` of `settings` (the value read as a YAML scalar: `none`,
-    `0.5`, `true`), and the changes as a mapping for the record; errors name `flag`."""
+    """`base` with each `field=value` of `settings` (the value read as YAML: a scalar,
+    `none`, `0.5`, `true`, or a list of layer widths such as `[128, 64]` for the sizes
+    `--pre-set` takes), and the changes as a mapping for the record; errors name `flag`."""
+    settable = SETTABLE if flag == "--set" else PRE_SETTABLE
     changes: dict[str, Any] = {}
     for setting in settings:
         name, sep, text = setting.partition("=")
         name = name.strip()
-        if not sep or name not in SETTABLE:
+        if not sep or name not in settable:
             why = ""
             if name in FROM_CHECKPOINT:
                 why = (" (the network comes from the checkpoint)" if flag == "--set" else
-                       " (the network keeps the experiment's sizes: the runs after the "
-                       "novelty load it)")
+                       " (the prior comes from the checkpoint)")
             raise AblationError(f"{flag} {setting!r}{why}: expected FIELD=VALUE with FIELD one "
-                                f"of {', '.join(SETTABLE)}")
+                                f"of {', '.join(settable)}")
         try:
             value = None if text.strip().lower() in NONE else yaml.safe_load(text)
         except yaml.YAMLError:
             raise AblationError(f"{flag} {setting!r}: the value is not a YAML scalar") from None
         expected = _kinds(name)
+        if isinstance(value, list) and tuple in expected:
+            if not value or not all(type(v) is int and v > 0 for v in value):
+                raise AblationError(f"{flag} {setting!r}: expected a list of positive "
+                                    "integers (layer widths)")
+            value = tuple(value)
         if isinstance(value, (dict, list)):
             raise AblationError(f"{flag} {setting!r}: expected a single value")
         if not _fits(value, expected):
@@ -122,6 +131,8 @@ def pre_checkpoint_template(template: str, pre_changes: dict[str, Any],
     never load, or overwrite, the experiment's own. Forbidden actions are named by their
     count and a digest of their sorted names, which keeps the file name short."""
     def word(value: Any) -> str:
+        if isinstance(value, tuple):  # layer widths: 128x64
+            value = "x".join(str(v) for v in value)
         text = "none" if value is None else str(value).lower()
         return re.sub(r"[^A-Za-z0-9._-]", "_", text)
 

@@ -310,10 +310,11 @@ class RLAgent:
         action_space = inner.action_space
         assert isinstance(action_space, gym.spaces.Discrete), "PPO here takes discrete actions"
         obs_dim, n_actions = flatdim(inner.observation_space), int(action_space.n)
-        hidden = self.config.ppo.hidden_sizes
+        ppo = self.config.ppo
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(self.config.train.seed)
-            actor, critic = MaskedActor(obs_dim, n_actions, hidden), ValueCritic(obs_dim, hidden)
+            actor = MaskedActor(obs_dim, n_actions, ppo.hidden_sizes)
+            critic = ValueCritic(obs_dim, ppo.critic_sizes)
         return Checkpoint(ppo=self.config.ppo, icm=self.config.icm, train=self.config.train,
                           observation_space=inner.observation_space,
                           action_space=action_space, obs_dim=obs_dim,
@@ -322,8 +323,11 @@ class RLAgent:
                                     CHECKPOINT_KEY: self.config.action_masks})
 
     def _use(self, ckpt: Checkpoint) -> None:
-        if ckpt.ppo.hidden_sizes != self.config.ppo.hidden_sizes:  # the weights' shape rules
-            ppo = dataclasses.replace(self.config.ppo, hidden_sizes=ckpt.ppo.hidden_sizes)
+        saved, own = ckpt.ppo, self.config.ppo
+        if (saved.hidden_sizes, saved.critic_hidden_sizes) != (own.hidden_sizes,
+                                                               own.critic_hidden_sizes):
+            ppo = dataclasses.replace(own, hidden_sizes=saved.hidden_sizes,  # the weights'
+                                      critic_hidden_sizes=saved.critic_hidden_sizes)  # shapes
             self.config = dataclasses.replace(self.config, ppo=ppo)
         self.checkpoint = ckpt
         self.policy = ckpt.policy(greedy=self.config.greedy, seed=self.config.train.seed)

@@ -266,12 +266,12 @@ def transfer_checkpoint(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames,
     if not (inputs >= 0).any():
         raise ValueError("no observation slot of the old policy exists in the new space: the "
                          "two envs do not share an observation layout")
-    hidden = ckpt.ppo.hidden_sizes
+    hidden, critic_hidden = ckpt.ppo.hidden_sizes, ckpt.ppo.critic_sizes
     n_obs, n_act = len(new.observation), len(new.actions)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(config.seed)
-        actor, critic = MaskedActor(n_obs, n_act, hidden), ValueCritic(n_obs, hidden)
-    old_critic = ValueCritic(ckpt.obs_dim, hidden)
+        actor, critic = MaskedActor(n_obs, n_act, hidden), ValueCritic(n_obs, critic_hidden)
+    old_critic = ValueCritic(ckpt.obs_dim, critic_hidden)
     old_critic.load_state_dict(ckpt.critic_state)
     source = copy_source(config, old, new)
 

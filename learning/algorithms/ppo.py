@@ -313,7 +313,7 @@ def build_ppo(
     """
     n_actions = int(action_space.n)
     actor = MaskedActor(obs_dim, n_actions, config.hidden_sizes, config.action_prior)
-    critic = ValueCritic(obs_dim, config.hidden_sizes)
+    critic = ValueCritic(obs_dim, config.critic_sizes)
     policy = UpdatePolicy(
         actor=actor,
         deterministic_eval=deterministic_eval,

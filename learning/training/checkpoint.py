@@ -200,13 +200,14 @@ def _checked(payload: Any, path: str) -> Checkpoint:
     obs_dim = payload["obs_dim"]
     if type(obs_dim) is not int or not 1 <= obs_dim <= MAX_OBS_DIM:
         raise fail("obs_dim", f"an integer from 1 to {MAX_OBS_DIM}")
-    sizes = ppo.hidden_sizes
-    if (not isinstance(sizes, tuple) or not 1 <= len(sizes) <= MAX_LAYERS
-            or any(type(n) is not int or not 1 <= n <= MAX_WIDTH for n in sizes)):
-        raise fail("ppo.hidden_sizes", f"1 to {MAX_LAYERS} layer widths from 1 to {MAX_WIDTH}")
+    for name, sizes in (("hidden_sizes", ppo.hidden_sizes), ("critic_hidden_sizes",
+                                                             ppo.critic_sizes)):
+        if (not isinstance(sizes, tuple) or not 1 <= len(sizes) <= MAX_LAYERS
+                or any(type(n) is not int or not 1 <= n <= MAX_WIDTH for n in sizes)):
+            raise fail(f"ppo.{name}", f"1 to {MAX_LAYERS} layer widths from 1 to {MAX_WIDTH}")
     with torch.device("meta"):  # shapes only: no memory, whatever the sizes
-        actor = MaskedActor(obs_dim, int(action_space.n), sizes)
-        critic = ValueCritic(obs_dim, sizes)
+        actor = MaskedActor(obs_dim, int(action_space.n), ppo.hidden_sizes)
+        critic = ValueCritic(obs_dim, ppo.critic_sizes)
     _weights(payload["actor_state"], actor.state_dict(), "actor_state", fail)
     _weights(payload["critic_state"], critic.state_dict(), "critic_state", fail)
     if payload["icm_state"] is not None:
@@ -250,7 +251,8 @@ def _config(cls: type[Any], data: Any, where: str, fail: Any) -> Any:
             ok = type(value) in (int, float) and math.isfinite(value)
         elif isinstance(default, str):
             ok = isinstance(value, str) and len(value) <= 1000
-        elif isinstance(default, tuple):
+        elif isinstance(default, tuple) or any(typing.get_origin(k) is tuple
+                                               for k in typing.get_args(hints[f.name])):
             ok = isinstance(value, (list, tuple)) and len(value) <= 1000 and all(
                 type(v) in (int, float, str, bool) for v in value)
         else:

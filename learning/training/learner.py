@@ -90,11 +90,11 @@ class Learner:
                 f"checkpoint is for obs_dim={ckpt.obs_dim}, n_actions={ckpt.action_space.n}; "
                 f"this env has obs_dim={self.obs_dim}, n_actions={self.action_space.n}"
             )
-        if ckpt.ppo.hidden_sizes != self.ppo_config.hidden_sizes:
-            raise ValueError(
-                f"checkpoint hidden sizes {ckpt.ppo.hidden_sizes} differ from "
-                f"{self.ppo_config.hidden_sizes}"
-            )
+        for name in ("hidden_sizes", "critic_sizes"):
+            saved, own = getattr(ckpt.ppo, name), getattr(self.ppo_config, name)
+            if saved != own:
+                what = "hidden sizes" if name == "hidden_sizes" else "critic hidden sizes"
+                raise ValueError(f"checkpoint {what} {saved} differ from {own}")
         self.ppo.policy.actor.load_state_dict(ckpt.actor_state)
         self.ppo.critic.load_state_dict(ckpt.critic_state)
         if ckpt.ppo_optim_state is not None:

@@ -59,14 +59,26 @@ def test_bad_settings_are_refused_in_one_line(setting: str, message: str) -> Non
     with pytest.raises(AblationError, match=message.replace("[", r"\[")) as err:
         changed_ppo(PAPER_POST_NOVELTY_PPO, [setting])
     assert "\n" not in str(err.value)
-    with pytest.raises(AblationError, match=r"^--pre-set[ :]"):
-        changed_ppo(PAPER_PRE_NOVELTY_PPO, [setting], "--pre-set")
+    if not setting.startswith("hidden_sizes"):  # the pre-training may size the networks
+        with pytest.raises(AblationError, match=r"^--pre-set[ :]"):
+            changed_ppo(PAPER_PRE_NOVELTY_PPO, [setting], "--pre-set")
 
 
-def test_a_network_size_is_refused_to_the_pre_training_for_its_own_reason() -> None:
-    with pytest.raises(AblationError, match="keeps the experiment's sizes") as err:
-        changed_ppo(PAPER_PRE_NOVELTY_PPO, ["hidden_sizes=[32]"], "--pre-set")
-    assert "comes from the checkpoint" not in str(err.value)
+def test_the_pre_training_may_size_the_networks() -> None:
+    ppo, changes = changed_ppo(PAPER_PRE_NOVELTY_PPO, [
+        "hidden_sizes=[128, 64]", "critic_hidden_sizes=[256, 128, 64]"], "--pre-set")
+    assert (ppo.hidden_sizes, ppo.critic_hidden_sizes) == ((128, 64), (256, 128, 64))
+    assert ppo.critic_sizes == (256, 128, 64)
+    assert changes == {"hidden_sizes": (128, 64), "critic_hidden_sizes": (256, 128, 64)}
+    assert "hidden_sizes-128x64" in pre_checkpoint_template("p/{agent}_{seed}.pt", changes)
+    for bad in ("hidden_sizes=[]", "hidden_sizes=[0]", "hidden_sizes=[1.5]",
+                "critic_hidden_sizes=[a]"):
+        with pytest.raises(AblationError, match="expected a list of positive integers"):
+            changed_ppo(PAPER_PRE_NOVELTY_PPO, [bad], "--pre-set")
+    with pytest.raises(AblationError, match="the prior comes from the checkpoint"):
+        changed_ppo(PAPER_PRE_NOVELTY_PPO, ["action_prior=[1.0]"], "--pre-set")
+    with pytest.raises(AblationError, match="the network comes from the checkpoint"):
+        changed_ppo(PAPER_POST_NOVELTY_PPO, ["critic_hidden_sizes=[8]"])
 
 
 def test_only_the_post_novelty_ppo_changes() -> None:
@@ -269,3 +281,35 @@ def test_a_run_with_forbidden_actions_pre_trains_its_own_checkpoint(tmp_path: Pa
     wrong = dataclasses.replace(specs[0], protocol=first.protocol)
     refused = run_protocol(wrong, forbidden=("use", "craft_tree_tap"))
     assert refused["status"] == "error" and "pre-trained with" in refused["error"]
+
+
+def test_networks_sized_in_pre_training_carry_over_the_novelty(tmp_path: Path) -> None:
+    from nesyworld.world.envs import NoveltyInjector
+
+    template = str(tmp_path / "pre" / "{agent}_{seed}.pt")
+    config = str(config_file(tmp_path, template))
+    pre_ppo, pre_changes = changed_ppo(pre_novelty_ppo("transfer_rl_unmasked"), [
+        "hidden_sizes=[16]", "critic_hidden_sizes=[24, 8]"], "--pre-set")
+    specs = ablation_specs(config, "transfer_rl_unmasked", "axe", [0], post_steps=100,
+                           pre_changes=pre_changes)
+    out = tmp_path / "a.jsonl"
+    [record] = run_ablation(specs, post_novelty_ppo("transfer_rl_unmasked"), {}, out,
+                            echo=False, pre_ppo=pre_ppo, pre_changes=pre_changes)
+    assert record["status"] == "ok", record["error"]
+    assert any(p["phase"] == "post" for p in record["curve"])
+    assert json.loads(out.read_text())["ablation"]["pre_ppo"] == {
+        "hidden_sizes": [16], "critic_hidden_sizes": [24, 8]}
+    path = specs[0].protocol.pretrained.format(agent="transfer_rl_unmasked", seed=0)
+    made = load_checkpoint(path)
+    assert (made.ppo.hidden_sizes, made.ppo.critic_hidden_sizes) == ((16,), (24, 8))
+    assert [tuple(v.shape) for v in made.critic_state.values()] == [
+        (24, made.obs_dim), (24,), (8, 24), (8,), (1, 8), (1,)]
+    # after the novelty the grown networks keep those sizes
+    agent = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"), "pogostick",
+                                RunSeeds(0), 20, 100, pretrained=path, pre_ppo=pre_ppo)
+    assert isinstance(agent, RLProtocolAgent)
+    agent.inject(NoveltyInjector(NesyGridEnv("pogostick"), ["axe"]))
+    grown = agent.agent.checkpoint
+    assert (grown.ppo.hidden_sizes, grown.ppo.critic_sizes) == ((16,), (24, 8))
+    assert tuple(grown.critic_state["net.model.2.weight"].shape) == (8, 24)
+    assert grown.obs_dim >= made.obs_dim

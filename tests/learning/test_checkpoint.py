@@ -129,3 +129,36 @@ def test_loading_keeps_this_runs_adam_implementation(trained: TrainResult) -> No
     learner.ppo.optim.step(learner.ppo.critic.values(x).sum())
     assert any(not torch.equal(b, p) for b, p in
                zip(before, learner.ppo.critic.parameters(), strict=True))
+
+
+def test_a_critic_of_its_own_size_trains_saves_and_loads(grid: SimpleNamespace,
+                                                         tmp_path: Path) -> None:
+    """PPOConfig.critic_hidden_sizes (NovelGym's critic is deeper than its actor): the critic
+    is built, saved and checked with them, and a learner of other sizes refuses it."""
+    ppo = PPOConfig(hidden_sizes=(16,), critic_hidden_sizes=[24, 8])
+    assert ppo.critic_hidden_sizes == (24, 8) and ppo.critic_sizes == (24, 8)
+    assert PPOConfig(hidden_sizes=(16,)).critic_sizes == (16,)
+    with pytest.raises(ValueError, match="critic_hidden_sizes must name at least one layer"):
+        PPOConfig(critic_hidden_sizes=())
+    config = grid.fast_config(seed=1, step_budget=200, stop_on_convergence=False)
+    result = train(grid.GridWorld, config, ppo, None)
+    path = save_checkpoint(tmp_path / "p.pt", result)
+    ckpt = load_checkpoint(path)
+    assert ckpt.ppo == ppo
+    assert [tuple(v.shape) for k, v in ckpt.critic_state.items() if k.endswith("weight")] == [
+        (24, ckpt.obs_dim), (8, 24), (1, 8)]
+    same = build_learner(ckpt.observation_space, ckpt.action_space, ppo)
+    same.load(ckpt)
+    other = build_learner(ckpt.observation_space, ckpt.action_space,
+                          PPOConfig(hidden_sizes=(16,)))
+    with pytest.raises(ValueError, match=r"critic hidden sizes \(24, 8\) differ from \(16,\)"):
+        other.load(ckpt)
+    payload = torch.load(path, weights_only=True)
+    payload["ppo"] = {**payload["ppo"], "critic_hidden_sizes": [24, 0]}
+    torch.save(payload, path)
+    with pytest.raises(ValueError, match=r"ppo\.critic_hidden_sizes"):
+        load_checkpoint(path)
+    payload["ppo"] = {**payload["ppo"], "critic_hidden_sizes": "24"}
+    torch.save(payload, path)
+    with pytest.raises(ValueError, match=r"ppo\.critic_hidden_sizes is malformed"):
+        load_checkpoint(path)
