@@ -11,7 +11,10 @@ pre-train their own checkpoints, in files beside the experiment's named after th
 labelled: the protocol named "custom" (never "paper": the learner is not the paper's) and
 the changes under `ablation`. `--forbid` keeps the agent from named actions in both phases,
 as if its action space lacked them (NovelGym's had 28 actions where ours has more), so
-those runs pre-train their own checkpoints too. Without `--pre-set` or `--forbid`, a
+those runs pre-train their own checkpoints too, as do those of `--pre-stop`, whose
+pre-training ends where the protocol's convergence test first holds instead of training the
+whole budget (NovelGym's code stops its pre-training once its policy is good enough, where
+the paper's protocol trains all 4M steps). Without `--pre-set`, `--forbid` or `--pre-stop`, a
 checkpoint that is not there yet is refused, not pre-trained: such an ablation compares
 with runs already made.
 
@@ -124,12 +127,13 @@ def changed_ppo(base: PPOConfig, settings: Sequence[str], flag: str = "--set"
 
 
 def pre_checkpoint_template(template: str, pre_changes: dict[str, Any],
-                            forbidden: Sequence[str] = ()) -> str:
-    """Where runs pre-trained with `pre_changes` (and kept from the `forbidden` actions)
-    keep their checkpoints: the experiment's `template` with the changes named before its
-    suffix (`{agent}_{seed}.pt` becomes `{agent}_{seed}.pre-reward_scale-1.0.pt`), so they
-    never load, or overwrite, the experiment's own. Forbidden actions are named by their
-    count and a digest of their sorted names, which keeps the file name short."""
+                            forbidden: Sequence[str] = (), stop: bool = False) -> str:
+    """Where runs pre-trained with `pre_changes` (kept from the `forbidden` actions, and
+    stopped at convergence if `stop`) keep their checkpoints: the experiment's `template`
+    with the changes named before its suffix (`{agent}_{seed}.pt` becomes
+    `{agent}_{seed}.pre-reward_scale-1.0.pt`), so they never load, or overwrite, the
+    experiment's own. Forbidden actions are named by their count and a digest of their
+    sorted names, which keeps the file name short."""
     def word(value: Any) -> str:
         if isinstance(value, tuple):  # layer widths: 128x64
             value = "x".join(str(v) for v in value)
@@ -141,6 +145,8 @@ def pre_checkpoint_template(template: str, pre_changes: dict[str, Any],
         names = sorted(set(forbidden))
         digest = hashlib.sha256(",".join(names).encode()).hexdigest()[:8]
         parts.append(f"forbid-{len(names)}-{digest}")
+    if stop:
+        parts.append("stop")
     slug = ".".join(parts)
     path = Path(template)
     return str(path.with_name(f"{path.stem}.pre-{slug}{path.suffix}"))
@@ -149,12 +155,12 @@ def pre_checkpoint_template(template: str, pre_changes: dict[str, Any],
 def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
                    post_steps: int | None = None,
                    pre_changes: dict[str, Any] | None = None,
-                   forbidden: Sequence[str] = ()) -> list[RunSpec]:
+                   forbidden: Sequence[str] = (), pre_stop: bool = False) -> list[RunSpec]:
     """The experiment's runs of (agent, novelty) on `seeds`, under a protocol of the same
-    values named "custom" (with `post_steps` if given). Each starts from its pre-trained
-    checkpoint, which must exist; with `pre_changes` or `forbidden`, from its own
-    checkpoint of that pre-training (`pre_checkpoint_template`), made by the first run
-    that needs it."""
+    values named "custom" (with `post_steps` if given, and `pre_full_budget` off if
+    `pre_stop`). Each starts from its pre-trained checkpoint, which must exist; with
+    `pre_changes`, `forbidden` or `pre_stop`, from its own checkpoint of that pre-training
+    (`pre_checkpoint_template`), made by the first run that needs it."""
     from nesyworld.experiments.protocol.pretraining import pretrained_checkpoint
 
     experiment = load_experiment(config)
@@ -167,10 +173,13 @@ def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
     protocol = dataclasses.replace(experiment.protocol, name="custom")
     if post_steps is not None:
         protocol = dataclasses.replace(protocol, post_steps=post_steps)
-    own = bool(pre_changes or forbidden)
+    stop = pre_stop and protocol.pre_full_budget  # a config that stops already is its own
+    if stop:
+        protocol = dataclasses.replace(protocol, pre_full_budget=False)
+    own = bool(pre_changes or forbidden or stop)
     if own and protocol.pretrained:
         protocol = dataclasses.replace(protocol, pretrained=pre_checkpoint_template(
-            protocol.pretrained, pre_changes or {}, forbidden))
+            protocol.pretrained, pre_changes or {}, forbidden, stop))
     specs = [RunSpec(agent, experiment.domain, novelty, seed, protocol, experiment.knowledge,
                      experiment.refusals) for seed in seeds]
     if not protocol.pretrained:
@@ -225,10 +234,12 @@ def _progress(seed: int, echo: bool) -> Callable[[CurvePoint], None]:
 def run_ablation(specs: Sequence[RunSpec], ppo: PPOConfig, changes: dict[str, Any],
                  out: Path, echo: bool = True, pre_ppo: PPOConfig | None = None,
                  pre_changes: dict[str, Any] | None = None,
-                 forbidden: Sequence[str] = ()) -> list[dict[str, Any]]:
+                 forbidden: Sequence[str] = (), pre_stop: bool = False
+                 ) -> list[dict[str, Any]]:
     """Each run with `ppo` after the novelty (and `pre_ppo` in pre-training, if given),
     kept from the `forbidden` actions in both phases, its record appended to `out` as it
-    ends."""
+    ends; `pre_stop` labels runs whose specs stop pre-training at convergence
+    (`ablation_specs`)."""
     from nesyworld.experiments.protocol.run import run_protocol
 
     records = []
@@ -240,6 +251,8 @@ def run_ablation(specs: Sequence[RunSpec], ppo: PPOConfig, changes: dict[str, An
             record["ablation"]["pre_ppo"] = pre_changes
         if forbidden:
             record["ablation"]["forbidden"] = sorted(set(forbidden))
+        if pre_stop:
+            record["ablation"]["pre_stop"] = True
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
@@ -260,7 +273,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--agent", required=True, help="an RL agent of the config")
     parser.add_argument("--novelty", required=True, help="a novelty of the config")
     parser.add_argument("--seeds", type=int, nargs="+", required=True, metavar="SEED",
-                        help="run seeds (their checkpoints must exist, unless --pre-set)")
+                        help="run seeds (their checkpoints must exist, unless the runs "
+                        "pre-train their own)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                         dest="settings", help="a PPOConfig field after the novelty "
                         "(repeatable), e.g. max_grad_norm=none")
@@ -270,6 +284,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--forbid", action="extend", nargs="+", default=[], metavar="ACTION",
                         help="an action the agent is kept from in both phases (repeatable): "
                         "the runs pre-train their own checkpoints")
+    parser.add_argument("--pre-stop", action="store_true",
+                        help="pre-training ends where the convergence test first holds, "
+                        "not at the budget: the runs pre-train their own checkpoints")
     parser.add_argument("--post-steps", type=int, default=None,
                         help="adaptation budget (default: the config's)")
     parser.add_argument("--out", type=Path, required=True, help="JSON-lines file to append to")
@@ -281,14 +298,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         pre_ppo, pre_changes = changed_ppo(pre_novelty_ppo(args.agent), args.pre_settings,
                                            "--pre-set")
         specs = ablation_specs(args.config, args.agent, args.novelty, args.seeds,
-                               args.post_steps, pre_changes, args.forbid)
+                               args.post_steps, pre_changes, args.forbid, args.pre_stop)
         check_forbidden(specs[0], args.forbid)
     except (AblationError, ValueError, OSError) as err:
         print(f"ablation: {err}", file=sys.stderr)
         return 2
     records = run_ablation(specs, ppo, changes, args.out,
                            pre_ppo=pre_ppo if pre_changes else None, pre_changes=pre_changes,
-                           forbidden=args.forbid)
+                           forbidden=args.forbid, pre_stop=args.pre_stop)
     return 0 if all(r["status"] == "ok" for r in records) else 1
 
 

@@ -313,3 +313,36 @@ def test_networks_sized_in_pre_training_carry_over_the_novelty(tmp_path: Path) -
     assert (grown.ppo.hidden_sizes, grown.ppo.critic_sizes) == ((16,), (24, 8))
     assert tuple(grown.critic_state["net.model.2.weight"].shape) == (8, 24)
     assert grown.obs_dim >= made.obs_dim
+
+
+def test_a_pre_training_stopped_at_convergence_is_its_own(tmp_path: Path) -> None:
+    from nesyworld.experiments.protocol.pretraining import PRETRAINING_KEY
+    from nesyworld.experiments.protocol.run import run_protocol
+
+    template = str(tmp_path / "pre" / "{agent}_{seed}.pt")
+    config = config_file(tmp_path, template)
+    # a test every point passes: the criterion holds at the first epoch of two
+    config.write_text(config.read_text() + "  success_threshold: 0.0\n"
+                      "  reward_threshold: -1000000\n  eta: 1\n  nu: 0\n", encoding="utf-8")
+    [first] = load_experiment(str(config)).runs()[:1]
+    whole = run_protocol(first)
+    assert whole["status"] == "ok", whole["error"]
+    out = tmp_path / "stop.jsonl"
+    assert main(["--config", str(config), "--agent", "transfer_rl_unmasked", "--novelty",
+                 "axe", "--seeds", "0", "--pre-stop", "--out", str(out)]) == 0
+    record = json.loads(out.read_text())
+    assert record["ablation"] == {"post_ppo": {}, "pre_stop": True}
+    stopped = [p for p in record["curve"] if p["phase"] == "pre"]
+    trained = [p for p in whole["curve"] if p["phase"] == "pre"]
+    assert [p["epoch"] for p in trained] == [1, 2] and trained[0]["converged"]
+    assert [p["epoch"] for p in stopped] == [1] and stopped[0]["converged"]
+    made = tmp_path / "pre" / "transfer_rl_unmasked_0.pre-stop.pt"
+    assert load_checkpoint(made).metadata[PRETRAINING_KEY]["full_budget"] is False
+    assert pre_checkpoint_template(template, {"lr": 0.1}, ["use"], stop=True).endswith(
+        ".stop.pt")
+    # the experiment's checkpoint, trained to the budget, is refused to such a run
+    [spec] = ablation_specs(str(config), "transfer_rl_unmasked", "axe", [0], pre_stop=True)
+    assert not spec.protocol.pre_full_budget
+    refused = run_protocol(dataclasses.replace(
+        spec, protocol=dataclasses.replace(spec.protocol, pretrained=template)))
+    assert refused["status"] == "error" and "pre-trained with" in refused["error"]
