@@ -14,9 +14,10 @@ as if its action space lacked them (NovelGym's had 28 actions where ours has mor
 those runs pre-train their own checkpoints too, as do those of `--pre-stop`, whose
 pre-training ends where the protocol's convergence test first holds instead of training the
 whole budget (NovelGym's code stops its pre-training once its policy is good enough, where
-the paper's protocol trains all 4M steps). Without `--pre-set`, `--forbid` or `--pre-stop`, a
-checkpoint that is not there yet is refused, not pre-trained: such an ablation compares
-with runs already made.
+the paper's protocol trains all 4M steps), and of `--no-pre-shaping`, which pre-trains on the
+task's reward alone, without the plan shaping of the paper's appendix D.1 (NovelGym's README
+pre-trains so). Without any of these, a checkpoint that is not there yet is refused, not
+pre-trained: such an ablation compares with runs already made.
 
     python -m nesyworld.experiments.probe.ablation --agent transfer_rl+icm_unmasked \
         --novelty fire_floating --seeds 1 2 --set max_grad_norm=none --post-steps 400000 \
@@ -127,11 +128,12 @@ def changed_ppo(base: PPOConfig, settings: Sequence[str], flag: str = "--set"
 
 
 def pre_checkpoint_template(template: str, pre_changes: dict[str, Any],
-                            forbidden: Sequence[str] = (), stop: bool = False) -> str:
-    """Where runs pre-trained with `pre_changes` (kept from the `forbidden` actions, and
-    stopped at convergence if `stop`) keep their checkpoints: the experiment's `template`
-    with the changes named before its suffix (`{agent}_{seed}.pt` becomes
-    `{agent}_{seed}.pre-reward_scale-1.0.pt`), so they never load, or overwrite, the
+                            forbidden: Sequence[str] = (), stop: bool = False,
+                            shaped: bool = True) -> str:
+    """Where runs pre-trained with `pre_changes` (kept from the `forbidden` actions, stopped
+    at convergence if `stop`, without plan shaping unless `shaped`) keep their checkpoints:
+    the experiment's `template` with the changes named before its suffix (`{agent}_{seed}.pt`
+    becomes `{agent}_{seed}.pre-reward_scale-1.0.pt`), so they never load, or overwrite, the
     experiment's own. Forbidden actions are named by their count and a digest of their
     sorted names, which keeps the file name short."""
     def word(value: Any) -> str:
@@ -147,6 +149,8 @@ def pre_checkpoint_template(template: str, pre_changes: dict[str, Any],
         parts.append(f"forbid-{len(names)}-{digest}")
     if stop:
         parts.append("stop")
+    if not shaped:
+        parts.append("unshaped")
     slug = ".".join(parts)
     path = Path(template)
     return str(path.with_name(f"{path.stem}.pre-{slug}{path.suffix}"))
@@ -155,11 +159,13 @@ def pre_checkpoint_template(template: str, pre_changes: dict[str, Any],
 def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
                    post_steps: int | None = None,
                    pre_changes: dict[str, Any] | None = None,
-                   forbidden: Sequence[str] = (), pre_stop: bool = False) -> list[RunSpec]:
+                   forbidden: Sequence[str] = (), pre_stop: bool = False,
+                   pre_shaping: bool = True) -> list[RunSpec]:
     """The experiment's runs of (agent, novelty) on `seeds`, under a protocol of the same
     values named "custom" (with `post_steps` if given, and `pre_full_budget` off if
     `pre_stop`). Each starts from its pre-trained checkpoint, which must exist; with
-    `pre_changes`, `forbidden` or `pre_stop`, from its own checkpoint of that pre-training
+    `pre_changes`, `forbidden`, `pre_stop` or without `pre_shaping`, from its own checkpoint
+    of that pre-training
     (`pre_checkpoint_template`), made by the first run that needs it."""
     from nesyworld.experiments.protocol.pretraining import pretrained_checkpoint
 
@@ -176,10 +182,10 @@ def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
     stop = pre_stop and protocol.pre_full_budget  # a config that stops already is its own
     if stop:
         protocol = dataclasses.replace(protocol, pre_full_budget=False)
-    own = bool(pre_changes or forbidden or stop)
+    own = bool(pre_changes or forbidden or stop or not pre_shaping)
     if own and protocol.pretrained:
         protocol = dataclasses.replace(protocol, pretrained=pre_checkpoint_template(
-            protocol.pretrained, pre_changes or {}, forbidden, stop))
+            protocol.pretrained, pre_changes or {}, forbidden, stop, pre_shaping))
     specs = [RunSpec(agent, experiment.domain, novelty, seed, protocol, experiment.knowledge,
                      experiment.refusals) for seed in seeds]
     if not protocol.pretrained:
@@ -234,18 +240,19 @@ def _progress(seed: int, echo: bool) -> Callable[[CurvePoint], None]:
 def run_ablation(specs: Sequence[RunSpec], ppo: PPOConfig, changes: dict[str, Any],
                  out: Path, echo: bool = True, pre_ppo: PPOConfig | None = None,
                  pre_changes: dict[str, Any] | None = None,
-                 forbidden: Sequence[str] = (), pre_stop: bool = False
-                 ) -> list[dict[str, Any]]:
+                 forbidden: Sequence[str] = (), pre_stop: bool = False,
+                 pre_shaping: bool = True) -> list[dict[str, Any]]:
     """Each run with `ppo` after the novelty (and `pre_ppo` in pre-training, if given),
     kept from the `forbidden` actions in both phases, its record appended to `out` as it
     ends; `pre_stop` labels runs whose specs stop pre-training at convergence
-    (`ablation_specs`)."""
+    (`ablation_specs`); `pre_shaping=False` pre-trains without plan shaping."""
     from nesyworld.experiments.protocol.run import run_protocol
 
     records = []
     for spec in specs:
         record = run_protocol(spec, _progress(spec.seed, echo), post_ppo=ppo,
-                              pre_ppo=pre_ppo, forbidden=tuple(forbidden))
+                              pre_ppo=pre_ppo, forbidden=tuple(forbidden),
+                              pre_shaping=pre_shaping)
         record["ablation"] = {"post_ppo": changes}
         if pre_changes:
             record["ablation"]["pre_ppo"] = pre_changes
@@ -253,6 +260,8 @@ def run_ablation(specs: Sequence[RunSpec], ppo: PPOConfig, changes: dict[str, An
             record["ablation"]["forbidden"] = sorted(set(forbidden))
         if pre_stop:
             record["ablation"]["pre_stop"] = True
+        if not pre_shaping:
+            record["ablation"]["pre_shaping"] = False
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
@@ -287,6 +296,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pre-stop", action="store_true",
                         help="pre-training ends where the convergence test first holds, "
                         "not at the budget: the runs pre-train their own checkpoints")
+    parser.add_argument("--no-pre-shaping", action="store_false", dest="pre_shaping",
+                        help="pre-training on the task's reward alone, without plan shaping: "
+                        "the runs pre-train their own checkpoints")
     parser.add_argument("--post-steps", type=int, default=None,
                         help="adaptation budget (default: the config's)")
     parser.add_argument("--out", type=Path, required=True, help="JSON-lines file to append to")
@@ -298,14 +310,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         pre_ppo, pre_changes = changed_ppo(pre_novelty_ppo(args.agent), args.pre_settings,
                                            "--pre-set")
         specs = ablation_specs(args.config, args.agent, args.novelty, args.seeds,
-                               args.post_steps, pre_changes, args.forbid, args.pre_stop)
+                               args.post_steps, pre_changes, args.forbid, args.pre_stop,
+                               args.pre_shaping)
         check_forbidden(specs[0], args.forbid)
     except (AblationError, ValueError, OSError) as err:
         print(f"ablation: {err}", file=sys.stderr)
         return 2
     records = run_ablation(specs, ppo, changes, args.out,
                            pre_ppo=pre_ppo if pre_changes else None, pre_changes=pre_changes,
-                           forbidden=args.forbid, pre_stop=args.pre_stop)
+                           forbidden=args.forbid, pre_stop=args.pre_stop,
+                           pre_shaping=args.pre_shaping)
     return 0 if all(r["status"] == "ok" for r in records) else 1
 
 

@@ -27,6 +27,7 @@ from nesyworld.hybrid import (
     run_episode,
 )
 from nesyworld.hybrid.baselines.rl_config import (
+    DEFAULT_SHAPING,
     DEFAULT_TRANSFER,
     FORBIDDEN_BY_DEFAULT,
     PAPER_POST_NOVELTY_PPO,
@@ -228,7 +229,8 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
                         max_episode_steps: int, epoch_steps: int, pretrained: str = "",
                         knowledge: str = "closed", post_ppo: PPOConfig | None = None,
                         pre_ppo: PPOConfig | None = None,
-                        forbidden: tuple[str, ...] = ()) -> ProtocolAgent:
+                        forbidden: tuple[str, ...] = (),
+                        pre_shaping: bool = True) -> ProtocolAgent:
     """A fresh agent by its protocol name (see records.AGENTS), seeded from the run seed.
     `pretrained`: for RL agents, a checkpoint file saved by `RLAgent.save` to start from
     instead of training (pretraining.py fills in the run's agent and seed); one trained with
@@ -239,7 +241,10 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
     the agent's own; a checkpoint made otherwise is then refused (`check_pretraining`), so
     such a run pre-trains its own. `forbidden`: actions an RL agent is kept from in both
     phases beyond its own (`RLConfig.forbidden`), as if its action space lacked them; a
-    checkpoint pre-trained with other ones is refused the same way."""
+    checkpoint pre-trained with other ones is refused the same way. `pre_shaping=False`:
+    an RL agent pre-trains on the task's reward alone, without the plan shaping of the
+    paper's appendix D.1 (NovelGym's README pre-trains so, `--env sa`); such a checkpoint is
+    kept apart the same way."""
     kb = KnowledgeBase.from_world(domain)
     seed = seeds.run
     if name == "planning":
@@ -275,7 +280,7 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
         post = dataclasses.replace(post, ppo=post_ppo)
     if pre_ppo is not None:
         pre = dataclasses.replace(pre, ppo=pre_ppo)
-    agent = RLAgent(env, kb, pre)
+    agent = RLAgent(env, kb, pre, shaping=DEFAULT_SHAPING if pre_shaping else None)
     if pretrained:
         agent.load(pretrained)
     # the paper's baselines carry their weights over as the paper's placeholders did

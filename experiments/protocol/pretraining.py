@@ -165,18 +165,22 @@ class PretrainingProgress:
 
 
 def pretraining_of(protocol: ProtocolConfig, episode_steps: int | None,
-                   forbidden: Sequence[str] = FORBIDDEN_BY_DEFAULT) -> dict[str, Any]:
+                   forbidden: Sequence[str] = FORBIDDEN_BY_DEFAULT,
+                   shaped: bool = True) -> dict[str, Any]:
     """How a protocol pre-trains, as a checkpoint keeps it: its budget, whether it trains
     the whole budget or stops where the convergence test first holds, where its training
     episodes were cut (`episode_steps`, the agent's; the paper's table 6: 1,200), and the
     actions it was kept from (`RLConfig.forbidden`) when they are not the default's: a
-    policy that never had an action is another baseline. The default leaves no entry, as
-    checkpoints made before the entry existed have none."""
+    policy that never had an action is another baseline; and `shaping: false` when it
+    trained on the task's reward alone, without the plan shaping. The defaults leave no
+    entry, as checkpoints made before the entries existed have none."""
     how: dict[str, Any] = {"pre_steps": protocol.pre_steps,
                            "full_budget": protocol.pre_full_budget,
                            "max_episode_steps": episode_steps}
     if tuple(forbidden) != FORBIDDEN_BY_DEFAULT:
         how["forbidden"] = sorted(forbidden)
+    if not shaped:
+        how["shaping"] = False
     return how
 
 
@@ -191,7 +195,7 @@ def check_pretraining(agent: Any, path: str, protocol: ProtocolConfig) -> None:
     ckpt = agent.agent.checkpoint
     saved = ckpt.metadata.get(PRETRAINING_KEY)
     wanted = pretraining_of(protocol, agent.agent.config.train.max_episode_steps,
-                            agent.agent.config.forbidden)
+                            agent.agent.config.forbidden, agent.agent.shaping is not None)
     if saved is not None and saved != wanted:
         raise CheckpointError(f"{path}: pre-trained with {saved}; this protocol pre-trains "
                               f"with {wanted}: delete the file (or give the run another "

@@ -346,3 +346,31 @@ def test_a_pre_training_stopped_at_convergence_is_its_own(tmp_path: Path) -> Non
     refused = run_protocol(dataclasses.replace(
         spec, protocol=dataclasses.replace(spec.protocol, pretrained=template)))
     assert refused["status"] == "error" and "pre-trained with" in refused["error"]
+
+
+def test_a_pre_training_without_plan_shaping_is_its_own(tmp_path: Path) -> None:
+    from nesyworld.experiments.protocol.pretraining import PRETRAINING_KEY
+    from nesyworld.experiments.protocol.run import run_protocol
+
+    unshaped = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"),
+                                   "pogostick", RunSeeds(0), 30, 100, pre_shaping=False)
+    shaped = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"),
+                                 "pogostick", RunSeeds(0), 30, 100)
+    assert isinstance(unshaped, RLProtocolAgent) and isinstance(shaped, RLProtocolAgent)
+    assert unshaped.agent.shaping is None and shaped.agent.shaping is not None
+    template = str(tmp_path / "pre" / "{agent}_{seed}.pt")
+    config = str(config_file(tmp_path, template))
+    out = tmp_path / "unshaped.jsonl"
+    assert main(["--config", config, "--agent", "transfer_rl_unmasked", "--novelty", "axe",
+                 "--seeds", "0", "--no-pre-shaping", "--post-steps", "100",
+                 "--out", str(out)]) == 0
+    record = json.loads(out.read_text())
+    assert record["ablation"] == {"post_ppo": {}, "pre_shaping": False}
+    made = tmp_path / "pre" / "transfer_rl_unmasked_0.pre-unshaped.pt"
+    assert load_checkpoint(made).metadata[PRETRAINING_KEY]["shaping"] is False
+    assert not (tmp_path / "pre" / "transfer_rl_unmasked_0.pt").exists()
+    # that checkpoint, put where the experiment's belongs, is refused to a shaped run
+    [first] = load_experiment(config).runs()[:1]
+    (tmp_path / "pre" / "transfer_rl_unmasked_0.pt").write_bytes(made.read_bytes())
+    refused = run_protocol(first)
+    assert refused["status"] == "error" and "'shaping': False" in refused["error"]
