@@ -9,6 +9,7 @@ critic (tianshou builds it from an `OptimizerFactory`).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -288,10 +289,15 @@ def update_thread(ppo: PPO) -> Iterator[None]:
     """Inside: a second thread for `ppo`'s update (`TrainConfig.update_thread`). Each
     gradient step runs the critic's half there (`ppo_passes.SplitStep`), and an ICM around
     `ppo` takes its own step there while PPO prepares its passes (icm.py). Other algorithms
-    are left as they are."""
+    are left as they are, and so are the gradient steps of a PPO whose optimiser
+    `fused_adam` did not make (a warning says so: the thread would then buy little)."""
     if not isinstance(ppo, ScaledRewardPPO):
         yield
         return
+    if ppo.torch_optimizer is None:
+        warnings.warn("update_thread: this PPO's optimiser was not made by fused_adam, so "
+                      "its gradient steps stay on one thread (only an ICM's step moves)",
+                      RuntimeWarning, stacklevel=3)
     with ThreadPoolExecutor(1, thread_name_prefix="nesyworld-update") as pool:
         ppo.update_pool = pool
         try:

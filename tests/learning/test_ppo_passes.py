@@ -134,3 +134,10 @@ def test_an_error_in_the_update_thread_reaches_the_caller_and_the_thread_ends() 
         algo._update_with_batch(_chunk(0), config.batch_size, 1)
     assert algo.update_pool is None
     assert not [t for t in threading.enumerate() if t.name.startswith("nesyworld-update")]
+
+
+def test_the_update_thread_warns_where_it_cannot_split_the_steps() -> None:
+    algo = build_ppo(OBS, gym.spaces.Discrete(ACTIONS), PPOConfig(batch_size=16))
+    algo.torch_optimizer = None  # as for a PPO whose optimiser fused_adam did not make
+    with pytest.warns(RuntimeWarning, match="not made by fused_adam"), update_thread(algo):
+        assert algo.update_pool is not None
