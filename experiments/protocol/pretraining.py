@@ -212,6 +212,12 @@ def ppo_differences(saved: Any, wanted: Any) -> str:
     agent's, as `name saved != wanted`, comma-separated; "" when none. Why: a policy
     pre-trained at other settings is another baseline (at our faster default it ends all but
     deterministic; hybrid/baselines/rl_agents.py, PAPER_PRE_NOVELTY_PPO)."""
-    return ", ".join(f"{f.name} {getattr(saved, f.name, None)!r} != {getattr(wanted, f.name)!r}"
-                     for f in fields(wanted)
-                     if getattr(saved, f.name, None) != getattr(wanted, f.name))
+    def value(ppo: Any, name: str) -> Any:
+        got = getattr(ppo, name, None)
+        if name == "critic_hidden_sizes" and got is not None and \
+                tuple(got) == tuple(getattr(ppo, "hidden_sizes", ())):
+            return None  # the actor's sizes written out: the same network as the default
+        return got
+
+    return ", ".join(f"{f.name} {value(saved, f.name)!r} != {value(wanted, f.name)!r}"
+                     for f in fields(wanted) if value(saved, f.name) != value(wanted, f.name))

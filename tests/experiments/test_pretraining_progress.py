@@ -234,3 +234,13 @@ def test_an_unfinished_pretraining_made_otherwise_starts_over(
     assert [c["epoch"] for c in _pre(record)] == [1, 2, 3, 4, 5]  # from the start
     err = capsys.readouterr().err
     assert "an unfinished pre-training made otherwise" in err and said in err
+
+
+def test_the_critic_sized_as_the_actor_is_the_default_network() -> None:
+    from nesyworld.experiments.protocol.pretraining import ppo_differences
+
+    plain = PPOConfig(hidden_sizes=(32, 16))
+    spelt_out = dataclasses.replace(plain, critic_hidden_sizes=(32, 16))
+    assert ppo_differences(plain, spelt_out) == ppo_differences(spelt_out, plain) == ""
+    other = dataclasses.replace(plain, critic_hidden_sizes=(64, 16))
+    assert ppo_differences(plain, other) == "critic_hidden_sizes None != (64, 16)"
