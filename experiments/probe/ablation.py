@@ -165,8 +165,7 @@ def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
     values named "custom" (with `post_steps` if given, and `pre_full_budget` off if
     `pre_stop`). Each starts from its pre-trained checkpoint, which must exist; with
     `pre_changes`, `forbidden`, `pre_stop` or without `pre_shaping`, from its own checkpoint
-    of that pre-training
-    (`pre_checkpoint_template`), made by the first run that needs it."""
+    of that pre-training (`pre_checkpoint_template`), made by the first run that needs it."""
     from nesyworld.experiments.protocol.pretraining import pretrained_checkpoint
 
     experiment = load_experiment(config)
