@@ -41,16 +41,17 @@ import typing
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import UnionType
-from typing import Any, Union
+from typing import Any, TypeVar, Union
 
 import yaml
 
 from nesyworld.experiments.protocol.config import load_experiment
 from nesyworld.experiments.protocol.records import CurvePoint, RunSpec
+from nesyworld.hybrid.baselines.transfer import TransferConfig
 from nesyworld.learning import PPOConfig
 
-__all__ = ["AblationError", "ablation_specs", "changed_ppo", "check_forbidden", "main",
-           "pre_checkpoint_template", "run_ablation"]
+__all__ = ["AblationError", "ablation_specs", "changed_ppo", "changed_transfer",
+           "check_forbidden", "check_transfer", "main", "pre_checkpoint_template", "run_ablation"]
 
 PPO_FIELDS = tuple(f.name for f in dataclasses.fields(PPOConfig))
 FROM_CHECKPOINT = ("hidden_sizes", "critic_hidden_sizes", "action_prior")
@@ -59,6 +60,7 @@ SETTABLE = tuple(f for f in PPO_FIELDS if f not in FROM_CHECKPOINT)
 PRE_SETTABLE = (*SETTABLE, "hidden_sizes", "critic_hidden_sizes")
 """`--pre-set` may also size the networks: the runs after the novelty load the ablation's
 own checkpoint and take its sizes (TransferRLAgent grows the weights it holds)."""
+TRANSFER_FIELDS = tuple(f.name for f in dataclasses.fields(TransferConfig))
 PRE_ECHO_EVERY = 50
 """Pre-training epochs between two progress lines (about 240,000 env steps in the paper's
 4,800-step epochs): a pre-training is hundreds of epochs."""
@@ -66,9 +68,9 @@ NONE = ("", "none", "null", "~")
 """Values read as None (PPOConfig's "disabled", e.g. `max_grad_norm=none`)."""
 
 
-def _kinds(name: str) -> tuple[type, ...]:
-    """The Python types a PPOConfig field takes, from its annotation."""
-    hint = typing.get_type_hints(PPOConfig)[name]
+def _kinds(config: type, name: str) -> tuple[type, ...]:
+    """The Python types a config's field takes, from its annotation."""
+    hint = typing.get_type_hints(config)[name]
     kinds = [typing.get_origin(k) or k for k in (typing.get_args(hint)
                                                  if typing.get_origin(hint) in (Union, UnionType)
                                                  else (hint,))]
@@ -94,22 +96,37 @@ def changed_ppo(base: PPOConfig, settings: Sequence[str], flag: str = "--set"
     `none`, `0.5`, `true`, or a list of layer widths such as `[128, 64]` for the sizes
     `--pre-set` takes), and the changes as a mapping for the record; errors name `flag`."""
     settable = SETTABLE if flag == "--set" else PRE_SETTABLE
+    why = {name: (" (the network comes from the checkpoint)" if flag == "--set" else
+                  " (the prior comes from the checkpoint)") for name in FROM_CHECKPOINT}
+    return _changed(base, settings, flag, settable, why)
+
+
+def changed_transfer(base: TransferConfig, settings: Sequence[str]
+                     ) -> tuple[TransferConfig, dict[str, Any]]:
+    """`base` with each `field=value` of `settings` (`--transfer`: how a transfer agent's
+    new weights start after the novelty, e.g. `new_actions_from=rotate_left`), and the
+    changes for the record. Text fields take the value as written."""
+    return _changed(base, settings, "--transfer", TRANSFER_FIELDS, {})
+
+
+Config = TypeVar("Config", PPOConfig, TransferConfig)
+
+
+def _changed(base: Config, settings: Sequence[str], flag: str, settable: Sequence[str],
+             why: dict[str, str]) -> tuple[Config, dict[str, Any]]:
     changes: dict[str, Any] = {}
     for setting in settings:
         name, sep, text = setting.partition("=")
         name = name.strip()
         if not sep or name not in settable:
-            why = ""
-            if name in FROM_CHECKPOINT:
-                why = (" (the network comes from the checkpoint)" if flag == "--set" else
-                       " (the prior comes from the checkpoint)")
-            raise AblationError(f"{flag} {setting!r}{why}: expected FIELD=VALUE with FIELD one "
-                                f"of {', '.join(settable)}")
+            raise AblationError(f"{flag} {setting!r}{why.get(name, '')}: expected FIELD=VALUE "
+                                f"with FIELD one of {', '.join(settable)}")
+        expected = _kinds(type(base), name)
         try:
-            value = None if text.strip().lower() in NONE else yaml.safe_load(text)
+            value = (text.strip() if expected == (str,) else
+                     None if text.strip().lower() in NONE else yaml.safe_load(text))
         except yaml.YAMLError:
             raise AblationError(f"{flag} {setting!r}: the value is not a YAML scalar") from None
-        expected = _kinds(name)
         if isinstance(value, list) and tuple in expected:
             if not value or not all(type(v) is int and v > 0 for v in value):
                 raise AblationError(f"{flag} {setting!r}: expected a list of positive "
@@ -218,6 +235,17 @@ def check_forbidden(spec: RunSpec, forbidden: Sequence[str]) -> None:
                             f"{', '.join(sorted(known))}")
 
 
+def check_transfer(spec: RunSpec, transfer: TransferConfig) -> None:
+    """Refuse `new_actions_from` naming an action the task does not have before its
+    novelty: the new actions would quietly start at the mean instead (TransferConfig)."""
+    from nesyworld.world.envs import NesyGridEnv
+
+    known = NesyGridEnv(spec.domain).action_names
+    if transfer.new_actions_from and transfer.new_actions_from not in known:
+        raise AblationError(f"--transfer new_actions_from={transfer.new_actions_from}: not an "
+                            f"action of {spec.domain}; expected one of {', '.join(known)}")
+
+
 def _progress(seed: int, echo: bool) -> Callable[[CurvePoint], None]:
     """A run's progress lines: every evaluation after the novelty, counted from the novelty
     (the last pre-novelty point), and now and then one of a pre-training."""
@@ -240,18 +268,21 @@ def run_ablation(specs: Sequence[RunSpec], ppo: PPOConfig, changes: dict[str, An
                  out: Path, echo: bool = True, pre_ppo: PPOConfig | None = None,
                  pre_changes: dict[str, Any] | None = None,
                  forbidden: Sequence[str] = (), pre_stop: bool = False,
-                 pre_shaping: bool = True) -> list[dict[str, Any]]:
+                 pre_shaping: bool = True, transfer: TransferConfig | None = None,
+                 transfer_changes: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Each run with `ppo` after the novelty (and `pre_ppo` in pre-training, if given),
     kept from the `forbidden` actions in both phases, its record appended to `out` as it
     ends; `pre_stop` labels runs whose specs stop pre-training at convergence
-    (`ablation_specs`); `pre_shaping=False` pre-trains without plan shaping."""
+    (`ablation_specs`); `pre_shaping=False` pre-trains without plan shaping; `transfer`
+    starts a transfer agent's new weights after the novelty as it says
+    (`changed_transfer`, whose `transfer_changes` the record keeps)."""
     from nesyworld.experiments.protocol.run import run_protocol
 
     records = []
     for spec in specs:
         record = run_protocol(spec, _progress(spec.seed, echo), post_ppo=ppo,
                               pre_ppo=pre_ppo, forbidden=tuple(forbidden),
-                              pre_shaping=pre_shaping)
+                              pre_shaping=pre_shaping, transfer=transfer)
         record["ablation"] = {"post_ppo": changes}
         if pre_changes:
             record["ablation"]["pre_ppo"] = pre_changes
@@ -261,6 +292,8 @@ def run_ablation(specs: Sequence[RunSpec], ppo: PPOConfig, changes: dict[str, An
             record["ablation"]["pre_stop"] = True
         if not pre_shaping:
             record["ablation"]["pre_shaping"] = False
+        if transfer_changes:
+            record["ablation"]["transfer"] = transfer_changes
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
@@ -292,6 +325,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--forbid", action="extend", nargs="+", default=[], metavar="ACTION",
                         help="an action the agent is kept from in both phases (repeatable): "
                         "the runs pre-train their own checkpoints")
+    parser.add_argument("--transfer", action="append", default=[], metavar="FIELD=VALUE",
+                        dest="transfer_settings", help="a TransferConfig field after the "
+                        "novelty (repeatable), e.g. new_actions_from=rotate_left")
     parser.add_argument("--pre-stop", action="store_true",
                         help="pre-training ends where the convergence test first holds, "
                         "not at the budget: the runs pre-train their own checkpoints")
@@ -303,22 +339,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="JSON-lines file to append to")
     args = parser.parse_args(argv)
     try:
-        from nesyworld.experiments.protocol.agents import post_novelty_ppo, pre_novelty_ppo
+        from nesyworld.experiments.protocol.agents import (
+            post_novelty_ppo,
+            pre_novelty_ppo,
+            protocol_transfer,
+        )
 
         ppo, changes = changed_ppo(post_novelty_ppo(args.agent), args.settings)
         pre_ppo, pre_changes = changed_ppo(pre_novelty_ppo(args.agent), args.pre_settings,
                                            "--pre-set")
+        transfer, transfer_changes = changed_transfer(protocol_transfer(args.agent),
+                                                      args.transfer_settings)
         specs = ablation_specs(args.config, args.agent, args.novelty, args.seeds,
                                args.post_steps, pre_changes, args.forbid, args.pre_stop,
                                args.pre_shaping)
         check_forbidden(specs[0], args.forbid)
+        check_transfer(specs[0], transfer)
     except (AblationError, ValueError, OSError) as err:
         print(f"ablation: {err}", file=sys.stderr)
         return 2
     records = run_ablation(specs, ppo, changes, args.out,
                            pre_ppo=pre_ppo if pre_changes else None, pre_changes=pre_changes,
                            forbidden=args.forbid, pre_stop=args.pre_stop,
-                           pre_shaping=args.pre_shaping)
+                           pre_shaping=args.pre_shaping,
+                           transfer=transfer if transfer_changes else None,
+                           transfer_changes=transfer_changes)
     return 0 if all(r["status"] == "ok" for r in records) else 1
 
 

@@ -225,12 +225,19 @@ def post_novelty_ppo(name: str) -> PPOConfig:
     return protocol_ppo(name, PAPER_POST_NOVELTY_PPO)
 
 
+def protocol_transfer(name: str) -> TransferConfig:
+    """How a transfer agent of the protocol starts its new weights: the paper's baselines
+    (`_unmasked`) as NovelGym's placeholders did, our masked ones by our default."""
+    return PAPER_TRANSFER if name.endswith(UNMASKED) else DEFAULT_TRANSFER
+
+
 def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
                         max_episode_steps: int, epoch_steps: int, pretrained: str = "",
                         knowledge: str = "closed", post_ppo: PPOConfig | None = None,
                         pre_ppo: PPOConfig | None = None,
                         forbidden: tuple[str, ...] = (),
-                        pre_shaping: bool = True) -> ProtocolAgent:
+                        pre_shaping: bool = True,
+                        transfer: TransferConfig | None = None) -> ProtocolAgent:
     """A fresh agent by its protocol name (see records.AGENTS), seeded from the run seed.
     `pretrained`: for RL agents, a checkpoint file saved by `RLAgent.save` to start from
     instead of training (pretraining.py fills in the run's agent and seed); one trained with
@@ -244,7 +251,8 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
     checkpoint pre-trained with other ones is refused the same way. `pre_shaping=False`:
     an RL agent pre-trains on the task's reward alone, without the plan shaping of the
     paper's appendix D.1 (NovelGym's README pre-trains so, `--env sa`); such a checkpoint is
-    kept apart the same way."""
+    kept apart the same way. `transfer`: how a transfer agent's new weights start, in place
+    of the protocol's (PAPER_TRANSFER for the paper's baselines, DEFAULT_TRANSFER for ours)."""
     kb = KnowledgeBase.from_world(domain)
     seed = seeds.run
     if name == "planning":
@@ -284,6 +292,7 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
     if pretrained:
         agent.load(pretrained)
     # the paper's baselines carry their weights over as the paper's placeholders did
+    if transfer is None:
+        transfer = protocol_transfer(name)
     return RLProtocolAgent(agent, base_name == "transfer_rl", post, bool(pretrained), seeds,
-                           max_episode_steps,
-                           DEFAULT_TRANSFER if masks else PAPER_TRANSFER)
+                           max_episode_steps, transfer)

@@ -48,6 +48,7 @@ from nesyworld.experiments.protocol.records import (
     RunSpec,
 )
 from nesyworld.hybrid import HYBRID_AGENTS, EpisodeResult
+from nesyworld.hybrid.baselines.transfer import TransferConfig
 from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import ConvergenceTest, PPOConfig, load_checkpoint
 from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
@@ -173,8 +174,8 @@ def _phase(run: _Run, phase: Phase, budget: int, start: tuple[int, int] = (1, 0)
 
 def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None,
                  post_ppo: PPOConfig | None = None, pre_ppo: PPOConfig | None = None,
-                 forbidden: tuple[str, ...] = (),
-                 pre_shaping: bool = True) -> tuple[ProtocolAgent, _Run]:
+                 forbidden: tuple[str, ...] = (), pre_shaping: bool = True,
+                 transfer: TransferConfig | None = None) -> tuple[ProtocolAgent, _Run]:
     """The agent after the pre-novelty phase. An RL agent with `protocol.pretrained` loads
     its (agent, seed)'s checkpoint, or pre-trains and saves it when it is not there yet
     (pretraining.py): one pre-training per pair serves every novelty. An unfinished
@@ -186,7 +187,7 @@ def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None,
         agent = make_protocol_agent(spec.agent, _env(spec), spec.domain,
                                     RunSeeds(spec.seed), p.max_episode_steps, p.epoch_steps,
                                     load, spec.knowledge, post_ppo, pre_ppo, forbidden,
-                                    pre_shaping)
+                                    pre_shaping, transfer)
         run = _Run(spec, agent, on_point)
         full = p.pre_full_budget and isinstance(agent, RLProtocolAgent)
         if load and isinstance(agent, RLProtocolAgent):
@@ -246,14 +247,14 @@ def _env(spec: RunSpec) -> NesyGridEnv:
 
 def run_protocol(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None = None,
                  post_ppo: PPOConfig | None = None, pre_ppo: PPOConfig | None = None,
-                 forbidden: tuple[str, ...] = (), pre_shaping: bool = True
-                 ) -> dict[str, Any]:
+                 forbidden: tuple[str, ...] = (), pre_shaping: bool = True,
+                 transfer: TransferConfig | None = None) -> dict[str, Any]:
     """Run the four phases for one (agent, domain, novelty, seed); return its record.
     `on_point` sees every evaluation point as it is measured (progress); `post_ppo` and
     `pre_ppo`: an RL agent's PPO after the novelty and in pre-training, in place of its own;
     `forbidden`: actions an RL agent is kept from in both phases, beyond its own
     (`make_protocol_agent`); `pre_shaping=False`: an RL agent pre-trains without plan
-    shaping."""
+    shaping; `transfer`: how a transfer agent's new weights start, in place of its own."""
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     p = spec.protocol
@@ -268,7 +269,8 @@ def run_protocol(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None = 
         record["knowledge"] = spec.knowledge
     record["refusals"] = spec.refusals
     try:
-        agent, run = _pre_novelty(spec, on_point, post_ppo, pre_ppo, forbidden, pre_shaping)
+        agent, run = _pre_novelty(spec, on_point, post_ppo, pre_ppo, forbidden, pre_shaping,
+                                  transfer)
         # injection: from here on the agent acts in the world of the novelty
         run.injected_at = run.env_steps
         record["novelty"] = {"env_steps": run.env_steps, "actions": run.actions,
