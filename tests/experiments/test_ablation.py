@@ -13,7 +13,9 @@ from nesyworld.experiments.probe.ablation import (
     AblationError,
     ablation_specs,
     changed_ppo,
+    changed_transfer,
     check_forbidden,
+    check_transfer,
     main,
     pre_checkpoint_template,
     run_ablation,
@@ -23,9 +25,15 @@ from nesyworld.experiments.protocol.agents import (
     make_protocol_agent,
     post_novelty_ppo,
     pre_novelty_ppo,
+    protocol_transfer,
 )
 from nesyworld.experiments.protocol.config import load_experiment
-from nesyworld.hybrid.baselines.rl_config import PAPER_POST_NOVELTY_PPO, PAPER_PRE_NOVELTY_PPO
+from nesyworld.hybrid.baselines.rl_config import (
+    DEFAULT_TRANSFER,
+    PAPER_POST_NOVELTY_PPO,
+    PAPER_PRE_NOVELTY_PPO,
+    PAPER_TRANSFER,
+)
 from nesyworld.hybrid.seeding import RunSeeds
 from nesyworld.learning import PPOConfig
 from nesyworld.learning.training.checkpoint import load_checkpoint
@@ -374,3 +382,39 @@ def test_a_pre_training_without_plan_shaping_is_its_own(tmp_path: Path) -> None:
     (tmp_path / "pre" / "transfer_rl_unmasked_0.pt").write_bytes(made.read_bytes())
     refused = run_protocol(first)
     assert refused["status"] == "error" and "'shaping': False" in refused["error"]
+
+
+def test_the_transfer_after_the_novelty_may_be_changed(tmp_path: Path) -> None:
+    from nesyworld.experiments.protocol.run import run_protocol
+
+    assert protocol_transfer("transfer_rl_unmasked") == PAPER_TRANSFER
+    assert protocol_transfer("transfer_rl") == DEFAULT_TRANSFER
+    changed, changes = changed_transfer(PAPER_TRANSFER, [
+        "new_actions_from=rotate_left", "keep_curiosity=false", "new_weight_scale=0.5"])
+    assert changes == {"new_actions_from": "rotate_left", "keep_curiosity": False,
+                       "new_weight_scale": 0.5}
+    assert changed == dataclasses.replace(PAPER_TRANSFER, **changes)
+    assert changed_transfer(PAPER_TRANSFER, ["new_actions_from="])[0].new_actions_from == ""
+    for bad, message in (("moments=some", "--transfer: TransferConfig.moments"),
+                         ("keep_curiosity=3", "expected bool"),
+                         ("hidden_sizes=[4]", "expected FIELD=VALUE with FIELD one of")):
+        with pytest.raises(AblationError, match=message):
+            changed_transfer(PAPER_TRANSFER, [bad])
+    template = str(tmp_path / "pre" / "{agent}_{seed}.pt")
+    config = str(config_file(tmp_path, template))
+    [first] = load_experiment(config).runs()[:1]
+    assert run_protocol(first)["status"] == "ok"
+    [spec] = ablation_specs(config, "transfer_rl_unmasked", "axe", [0], post_steps=100)
+    check_transfer(spec, changed)
+    with pytest.raises(AblationError, match="new_actions_from=rotate_lft: not an action of "
+                                            "pogostick; expected one of"):
+        check_transfer(spec, dataclasses.replace(changed, new_actions_from="rotate_lft"))
+    agent = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"), "pogostick",
+                                RunSeeds(0), 20, 100, transfer=changed)
+    assert isinstance(agent, RLProtocolAgent) and agent.transfer_config == changed
+    out = tmp_path / "t.jsonl"
+    assert main(["--config", config, "--agent", "transfer_rl_unmasked", "--novelty", "axe",
+                 "--seeds", "0", "--post-steps", "100", "--transfer",
+                 "new_actions_from=rotate_left", "--out", str(out)]) == 0
+    record = json.loads(out.read_text())
+    assert record["ablation"] == {"post_ppo": {}, "transfer": {"new_actions_from": "rotate_left"}}
