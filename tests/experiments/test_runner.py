@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -254,11 +255,11 @@ def test_killed_sweep_resumes_without_redoing_or_losing_runs(tmp_path: Path,
     sweep = subprocess.Popen(
         [sys.executable, "-m", "nesyworld.experiments.cli.main", "experiment", str(config_path),
          "--out", str(out), "--run-fn", OK, "--json"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     deadline = time.monotonic() + 30
     while not load_records(out) and time.monotonic() < deadline and sweep.poll() is None:
         time.sleep(0.05)
-    sweep.kill()
+    os.killpg(sweep.pid, signal.SIGKILL)  # the sweep and its workers, none left behind
     sweep.wait()
     recorded = load_records(out)
     assert len(recorded) == 1, sweep.stderr.read().decode() if sweep.stderr else ""
