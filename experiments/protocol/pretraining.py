@@ -41,7 +41,7 @@ from nesyworld.hybrid.baselines.rl_config import FORBIDDEN_BY_DEFAULT
 
 __all__ = ["PRETRAINING_KEY", "PROGRESS_EVERY", "PretrainingProgress", "check_pretraining",
            "checkpoint_path", "ppo_differences", "pretrained_checkpoint", "pretraining_lock",
-           "pretraining_of", "progress_files"]
+           "pretraining_of", "pretraining_of_agent", "progress_files"]
 
 PRETRAINING_KEY = "pretraining"
 """Checkpoint metadata: how the protocol pre-trained it (`pretraining_of`)."""
@@ -184,6 +184,14 @@ def pretraining_of(protocol: ProtocolConfig, episode_steps: int | None,
     return how
 
 
+def pretraining_of_agent(protocol: ProtocolConfig, agent: Any) -> dict[str, Any]:
+    """`pretraining_of` for an RL protocol agent (agents.RLProtocolAgent): its episode cut,
+    forbidden actions and shaping, read off the agent as it pre-trains."""
+    rl = agent.agent
+    return pretraining_of(protocol, rl.config.train.max_episode_steps, rl.config.forbidden,
+                          rl.shaping is not None)
+
+
 def check_pretraining(agent: Any, path: str, protocol: ProtocolConfig) -> None:
     """Refuse a pre-trained checkpoint that a protocol made otherwise than `protocol`
     pre-trains (a policy stopped at convergence where the protocol trains the whole 4M
@@ -194,8 +202,7 @@ def check_pretraining(agent: Any, path: str, protocol: ProtocolConfig) -> None:
 
     ckpt = agent.agent.checkpoint
     saved = ckpt.metadata.get(PRETRAINING_KEY)
-    wanted = pretraining_of(protocol, agent.agent.config.train.max_episode_steps,
-                            agent.agent.config.forbidden, agent.agent.shaping is not None)
+    wanted = pretraining_of_agent(protocol, agent)
     if saved is not None and saved != wanted:
         raise CheckpointError(f"{path}: pre-trained with {saved}; this protocol pre-trains "
                               f"with {wanted}: delete the file (or give the run another "

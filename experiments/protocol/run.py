@@ -37,7 +37,7 @@ from nesyworld.experiments.protocol.pretraining import (
     ppo_differences,
     pretrained_checkpoint,
     pretraining_lock,
-    pretraining_of,
+    pretraining_of_agent,
     progress_files,
 )
 from nesyworld.experiments.protocol.records import (
@@ -196,8 +196,7 @@ def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None,
             _phase(run, "pre", p.pre_steps, full_budget=full)
             return agent, run
         weights, counters = progress_files(path)
-        how = pretraining_of(p, agent.agent.config.train.max_episode_steps,
-                             agent.agent.config.forbidden, agent.agent.shaping is not None)
+        how = pretraining_of_agent(p, agent)
         start = _resume(run, agent, weights, counters, how)
 
         def save_progress(epoch: int, spent: int) -> None:
