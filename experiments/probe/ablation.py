@@ -32,6 +32,7 @@ pre-trained: such an ablation compares with runs already made.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -127,6 +128,9 @@ def _changed(base: Config, settings: Sequence[str], flag: str, settable: Sequenc
                      None if text.strip().lower() in NONE else yaml.safe_load(text))
         except yaml.YAMLError:
             raise AblationError(f"{flag} {setting!r}: the value is not a YAML scalar") from None
+        if isinstance(value, str) and float in expected:  # YAML 1.1 reads 1e-5 as text
+            with contextlib.suppress(ValueError):
+                value = float(value)
         if isinstance(value, list) and tuple in expected:
             if not value or not all(type(v) is int and v > 0 for v in value):
                 raise AblationError(f"{flag} {setting!r}: expected a list of positive "
@@ -146,9 +150,11 @@ def _changed(base: Config, settings: Sequence[str], flag: str, settable: Sequenc
 
 def pre_checkpoint_template(template: str, pre_changes: dict[str, Any],
                             forbidden: Sequence[str] = (), stop: bool = False,
-                            shaped: bool = True) -> str:
+                            shaped: bool = True,
+                            stop_reward: tuple[float, int] | None = None) -> str:
     """Where runs pre-trained with `pre_changes` (kept from the `forbidden` actions, stopped
-    at convergence if `stop`, without plan shaping unless `shaped`) keep their checkpoints:
+    at convergence if `stop`, or once `stop_reward`'s (reward, epochs) rule holds, without
+    plan shaping unless `shaped`) keep their checkpoints:
     the experiment's `template` with the changes named before its suffix (`{agent}_{seed}.pt`
     becomes `{agent}_{seed}.pre-reward_scale-1.0.pt`), so they never load, or overwrite, the
     experiment's own. Forbidden actions are named by their count and a digest of their
@@ -164,7 +170,9 @@ def pre_checkpoint_template(template: str, pre_changes: dict[str, Any],
         names = sorted(set(forbidden))
         digest = hashlib.sha256(",".join(names).encode()).hexdigest()[:8]
         parts.append(f"forbid-{len(names)}-{digest}")
-    if stop:
+    if stop_reward is not None:
+        parts.append(f"stop-reward-{word(stop_reward[0])}x{stop_reward[1]}")
+    elif stop:
         parts.append("stop")
     if not shaped:
         parts.append("unshaped")
@@ -177,12 +185,15 @@ def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
                    post_steps: int | None = None,
                    pre_changes: dict[str, Any] | None = None,
                    forbidden: Sequence[str] = (), pre_stop: bool = False,
-                   pre_shaping: bool = True) -> list[RunSpec]:
+                   pre_shaping: bool = True,
+                   pre_stop_reward: tuple[float, int] | None = None) -> list[RunSpec]:
     """The experiment's runs of (agent, novelty) on `seeds`, under a protocol of the same
     values named "custom" (with `post_steps` if given, and `pre_full_budget` off if
-    `pre_stop`). Each starts from its pre-trained checkpoint, which must exist; with
-    `pre_changes`, `forbidden`, `pre_stop` or without `pre_shaping`, from its own checkpoint
-    of that pre-training (`pre_checkpoint_template`), made by the first run that needs it."""
+    `pre_stop` or `pre_stop_reward`, the (reward, epochs) of
+    `ProtocolConfig.pre_stop_reward`). Each starts from its pre-trained checkpoint, which
+    must exist; with `pre_changes`, `forbidden`, a stop or without `pre_shaping`, from its
+    own checkpoint of that pre-training (`pre_checkpoint_template`), made by the first run
+    that needs it."""
     from nesyworld.experiments.protocol.pretraining import pretrained_checkpoint
 
     experiment = load_experiment(config)
@@ -196,12 +207,19 @@ def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
     if post_steps is not None:
         protocol = dataclasses.replace(protocol, post_steps=post_steps)
     stop = pre_stop and protocol.pre_full_budget  # a config that stops already is its own
-    if stop:
-        protocol = dataclasses.replace(protocol, pre_full_budget=False)
-    own = bool(pre_changes or forbidden or stop or not pre_shaping)
+    if stop or pre_stop_reward is not None:
+        reward, epochs = pre_stop_reward or (None, protocol.pre_stop_epochs)
+        try:
+            protocol = dataclasses.replace(protocol, pre_full_budget=False,
+                                           pre_stop_reward=reward, pre_stop_epochs=epochs)
+        except ValueError as err:
+            raise AblationError(f"--pre-stop-reward: {err}") from None
+    own = bool(pre_changes or forbidden or stop or not pre_shaping
+               or pre_stop_reward is not None)
     if own and protocol.pretrained:
         protocol = dataclasses.replace(protocol, pretrained=pre_checkpoint_template(
-            protocol.pretrained, pre_changes or {}, forbidden, stop, pre_shaping))
+            protocol.pretrained, pre_changes or {}, forbidden, stop, pre_shaping,
+            pre_stop_reward))
     specs = [RunSpec(agent, experiment.domain, novelty, seed, protocol, experiment.knowledge,
                      experiment.refusals) for seed in seeds]
     if not protocol.pretrained:
@@ -290,6 +308,9 @@ def run_ablation(specs: Sequence[RunSpec], ppo: PPOConfig, changes: dict[str, An
             record["ablation"]["forbidden"] = sorted(set(forbidden))
         if pre_stop:
             record["ablation"]["pre_stop"] = True
+        if spec.protocol.pre_stop_reward is not None:
+            record["ablation"]["pre_stop_reward"] = [spec.protocol.pre_stop_reward,
+                                                     spec.protocol.pre_stop_epochs]
         if not pre_shaping:
             record["ablation"]["pre_shaping"] = False
         if transfer_changes:
@@ -331,6 +352,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pre-stop", action="store_true",
                         help="pre-training ends where the convergence test first holds, "
                         "not at the budget: the runs pre-train their own checkpoints")
+    parser.add_argument("--pre-stop-reward", type=float, default=None, metavar="REWARD",
+                        help="pre-training ends once --pre-stop-epochs evaluations in a row "
+                        "reach this mean reward, as NovelGym's code stops (900): the runs "
+                        "pre-train their own checkpoints")
+    parser.add_argument("--pre-stop-epochs", type=int, default=6, metavar="EPOCHS",
+                        help="the run of evaluations --pre-stop-reward asks for (default 6: "
+                        "the 26,400 env steps NovelGym's 22 checks span)")
     parser.add_argument("--no-pre-shaping", action="store_false", dest="pre_shaping",
                         help="pre-training on the task's reward alone, without plan shaping: "
                         "the runs pre-train their own checkpoints")
@@ -352,7 +380,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                       args.transfer_settings)
         specs = ablation_specs(args.config, args.agent, args.novelty, args.seeds,
                                args.post_steps, pre_changes, args.forbid, args.pre_stop,
-                               args.pre_shaping)
+                               args.pre_shaping,
+                               None if args.pre_stop_reward is None else
+                               (args.pre_stop_reward, args.pre_stop_epochs))
         check_forbidden(specs[0], args.forbid)
         check_transfer(specs[0], transfer)
     except (AblationError, ValueError, OSError) as err:

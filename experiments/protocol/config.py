@@ -68,10 +68,11 @@ TOP_KEYS = {
     "refusals": "whether the env says why it refused: explained (the default) or silent",
 }
 REQUIRED = ("domain", "agents", "novelties", "seeds")
-PROTOCOL_MINIMUM = {"epoch_steps": 1, "eval_episodes": 1, "eta": 1, "max_episode_steps": 1}
+PROTOCOL_MINIMUM = {"epoch_steps": 1, "eval_episodes": 1, "eta": 1, "max_episode_steps": 1,
+                    "pre_stop_epochs": 1}
 """Protocol fields that make no sense at zero (others may be 0: no pre-novelty training)."""
 PROTOCOL_MAXIMUM = {"eval_episodes": MAX_EPISODES, "post_eval_episodes": MAX_EPISODES,
-                    "eta": 10_000, "nu": 10_000}
+                    "eta": 10_000, "nu": 10_000, "pre_stop_epochs": 10_000}
 """Protocol fields with a tighter bound than an int32's (the step budgets): episode counts
 and convergence windows far beyond any study."""
 TEMPLATE_FIELDS = ("agent", "seed")
@@ -208,6 +209,8 @@ def _protocol(rd: Reader, value: Any) -> ProtocolConfig:
                                         if key in PROTOCOL_MAXIMUM else {}))
         elif kind == "float":
             values[key] = rd.number(v, path)
+        elif kind == "float | None":
+            values[key] = None if v is None else rd.number(v, path)
         elif key == "pretrained":
             values[key] = "" if v is None else _template(rd, v, path)
         elif kind == "str":
@@ -220,6 +223,10 @@ def _protocol(rd: Reader, value: Any) -> ProtocolConfig:
     if threshold is not None and not 0.0 <= threshold <= 1.0:
         raise rd.fail(("protocol", "success_threshold"), "value out of range",
                       found=threshold, expected="a success rate between 0 and 1")
+    if values.get("pre_stop_reward") is not None and values.get("pre_full_budget", True):
+        raise rd.fail(("protocol", "pre_stop_reward"), "an early stop of a full pre-training",
+                      found=values["pre_stop_reward"],
+                      expected="pre_full_budget: false beside it, or no pre_stop_reward")
     try:  # ProtocolConfig checks the name, and that "paper" keeps the paper's values
         return ProtocolConfig(**values)
     except ValueError as err:

@@ -171,8 +171,9 @@ def pretraining_of(protocol: ProtocolConfig, episode_steps: int | None,
     the whole budget or stops where the convergence test first holds, where its training
     episodes were cut (`episode_steps`, the agent's; the paper's table 6: 1,200), and the
     actions it was kept from (`RLConfig.forbidden`) when they are not the default's: a
-    policy that never had an action is another baseline; and `shaping: false` when it
-    trained on the task's reward alone, without the plan shaping. The defaults leave no
+    policy that never had an action is another baseline; `shaping: false` when it trained
+    on the task's reward alone, without the plan shaping; and `stop_reward` when it stopped
+    by `ProtocolConfig.pre_stop_reward` (the reward and the run of epochs). The defaults leave no
     entry, as checkpoints made before the entries existed have none."""
     how: dict[str, Any] = {"pre_steps": protocol.pre_steps,
                            "full_budget": protocol.pre_full_budget,
@@ -181,6 +182,8 @@ def pretraining_of(protocol: ProtocolConfig, episode_steps: int | None,
         how["forbidden"] = sorted(forbidden)
     if not shaped:
         how["shaping"] = False
+    if protocol.pre_stop_reward is not None:
+        how["stop_reward"] = [protocol.pre_stop_reward, protocol.pre_stop_epochs]
     return how
 
 

@@ -85,6 +85,16 @@ class ProtocolConfig:
     comparable performance to a planning agent", section 6; S_pre = 1, section 7), rather
     than stopping where the convergence test first holds; that point is still marked on the
     curve. False stops there (a quicker pre-training, at S_pre about 0.9)."""
+    pre_stop_reward: float | None = None
+    """With `pre_full_budget` off, another place to stop pre-training: once the last
+    `pre_stop_epochs` evaluations in a row all reach this mean reward. NovelGym's code stops
+    its pre-training so, after 22 tests in a row at 900 (its `generate_min_rew_stop_fn`).
+    None: where the convergence test first holds."""
+    pre_stop_epochs: int = 6
+    """The run of evaluations `pre_stop_reward` asks for. NovelGym checks the mean reward
+    after every collect of 2,400 env steps and again on the test each passing check starts
+    (tianshou's `test_in_train`), so its 22 checks span about 26,400 env steps: about 6 of
+    our 4,800-step epochs."""
     pretrained: str = ""
     """RL agents: where the pre-trained checkpoint of each (agent, seed) lives, with `{agent}`
     and `{seed}` filled in (experiments/protocol/pretraining.py). The first run of a pair
@@ -92,6 +102,12 @@ class ProtocolConfig:
     novelty, so one pre-training per seed serves every novelty, as in the paper."""
 
     def __post_init__(self) -> None:
+        if self.pre_stop_reward is not None and self.pre_full_budget:
+            raise ValueError("protocol pre_stop_reward: pre-training stops early only with "
+                             "pre_full_budget false")
+        if self.pre_stop_epochs < 1:
+            raise ValueError(f"protocol pre_stop_epochs is {self.pre_stop_epochs}; expected "
+                             "at least 1")
         mismatches = self.paper_mismatches()
         if not self.name:
             object.__setattr__(self, "name", "custom" if mismatches else "paper")
@@ -119,7 +135,7 @@ class ProtocolConfig:
 
 PAPER_FIELDS = ("pre_steps", "epoch_steps", "eval_episodes", "post_eval_episodes",
                 "success_threshold", "reward_threshold", "eta", "nu", "max_episode_steps",
-                "pre_full_budget")
+                "pre_full_budget", "pre_stop_reward")
 """The fields the paper fixes (their defaults above are its values); `post_steps` and
 `pretrained` are budget and plumbing, free under every protocol."""
 PAPER_PROTOCOL = ProtocolConfig(name="paper")

@@ -107,7 +107,11 @@ class _Run:
         return point
 
     def converged(self, phase: Phase) -> bool:
-        return converged(self.spec.protocol, [c for c in self.curve if c.phase == phase])
+        points = [c for c in self.curve if c.phase == phase]
+        p = self.spec.protocol
+        if phase == "pre" and p.pre_stop_reward is not None:
+            return reward_held(points, p.pre_stop_reward, p.pre_stop_epochs)
+        return converged(p, points)
 
     def mark_converged(self) -> None:
         last = self.curve[-1]
@@ -127,6 +131,13 @@ def converged(protocol: ProtocolConfig, points: Sequence[CurvePoint]) -> bool:
     test = ConvergenceTest(protocol.success_threshold, protocol.reward_threshold,
                            protocol.eta, protocol.nu)
     return test([p.success_rate for p in points], rewards)
+
+
+def reward_held(points: Sequence[CurvePoint], reward: float, epochs: int) -> bool:
+    """NovelGym's stop of a pre-training (ProtocolConfig.pre_stop_reward): the last `epochs`
+    evaluations all at a mean reward of at least `reward` (a point without one fails)."""
+    recent = [p.mean_reward for p in points if p.epoch > 0][-epochs:]
+    return len(recent) == epochs and all(r >= reward for r in recent)
 
 
 def _rate(results: list[EpisodeResult]) -> float:

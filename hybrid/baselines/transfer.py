@@ -100,6 +100,12 @@ class TransferConfig:
     curiosity model's for an agent with curiosity (the policy's Adam restarts), else the
     policy's."""
 
+    fresh_critic: bool = False
+    """Start the critic afresh at each transfer, its Adam moments with it. A diagnostic, not a
+    protocol setting (NovelGym carries its critic over): the carried critic values states by
+    the old world's returns, and the first advantages after a novelty are measured against
+    those values."""
+
     def __post_init__(self) -> None:
         if self.moments not in MOMENTS:
             raise ValueError(f"TransferConfig.moments is {self.moments!r}; expected one of "
@@ -242,12 +248,31 @@ def copy_source(config: TransferConfig, old: SpaceNames, new: SpaceNames) -> int
 def carried_over(ckpt: Checkpoint, config: TransferConfig) -> Checkpoint:
     """`ckpt` as it comes through a novelty that changes no space: with the optimisers'
     moments `config.moments` keeps (all of them by default)."""
-    if config.moments == "unchanged_spaces":
-        return ckpt
-    keep_policy, keep_icm = config.kept_moments(ckpt.icm is not None)
-    return dataclasses.replace(
-        ckpt, ppo_optim_state=ckpt.ppo_optim_state if keep_policy else None,
-        icm_optim_state=ckpt.icm_optim_state if keep_icm else None)
+    if config.moments != "unchanged_spaces":
+        keep_policy, keep_icm = config.kept_moments(ckpt.icm is not None)
+        ckpt = dataclasses.replace(
+            ckpt, ppo_optim_state=ckpt.ppo_optim_state if keep_policy else None,
+            icm_optim_state=ckpt.icm_optim_state if keep_icm else None)
+    return restarted_critic(ckpt, config.seed) if config.fresh_critic else ckpt
+
+
+def restarted_critic(ckpt: Checkpoint, seed: int) -> Checkpoint:
+    """`ckpt` with a freshly initialised critic (seeded by `seed`) and no Adam moments for
+    it: torch's Adam starts the moments of a parameter its state does not list, so the
+    actor's moments stay as they were."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        critic = ValueCritic(ckpt.obs_dim, ckpt.ppo.critic_sizes)
+    state = ckpt.ppo_optim_state
+    if state is not None:
+        groups = state["param_groups"]
+        if len(groups) != 1:
+            raise ValueError(f"an optimiser state in {len(groups)} parameter groups; "
+                             "expected one over actor then critic")
+        actor_ids = groups[0]["params"][:len(list(ckpt.actor().parameters()))]
+        state = {**state, "state": {pid: entry for pid, entry in state["state"].items()
+                                    if pid in actor_ids}}
+    return dataclasses.replace(ckpt, critic_state=critic.state_dict(), ppo_optim_state=state)
 
 
 def transfer_checkpoint(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames,
@@ -297,12 +322,13 @@ def transfer_checkpoint(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames,
         icm_state, icm_optim_state = grown_curiosity(ckpt, old, new, inputs, outputs, config,
                                                      keep_icm)
     added = {"observation": int((inputs < 0).sum()), "actions": int((outputs < 0).sum())}
-    return dataclasses.replace(
+    grown = dataclasses.replace(
         ckpt, observation_space=observation_space, action_space=action_space, obs_dim=n_obs,
         actor_state=actor.state_dict(), critic_state=critic.state_dict(),
         ppo_optim_state=ppo_optim_state, icm_state=icm_state, icm_optim_state=icm_optim_state,
         metadata={**ckpt.metadata, "names": new.as_dict(),
                   "transfers": [*ckpt.metadata.get("transfers", []), added]})
+    return restarted_critic(grown, config.seed) if config.fresh_critic else grown
 
 
 def grown_curiosity(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames, inputs: np.ndarray,

@@ -46,6 +46,7 @@ def test_settings_are_read_as_yaml_scalars() -> None:
     assert (ppo.max_grad_norm, ppo.ent_coef, ppo.value_clip) == (None, 0.02, True)
     assert changes == {"max_grad_norm": None, "ent_coef": 0.02, "value_clip": True}
     assert changed_ppo(PPOConfig(), ["lr=1"])[0].lr == 1.0
+    assert changed_ppo(PPOConfig(), ["lr=1e-5"])[0].lr == 1e-5  # YAML 1.1 reads it as text
     # the rest is the base's
     assert dataclasses.replace(ppo, max_grad_norm=PAPER_POST_NOVELTY_PPO.max_grad_norm,
                                ent_coef=PAPER_POST_NOVELTY_PPO.ent_coef,
@@ -59,6 +60,7 @@ def test_settings_are_read_as_yaml_scalars() -> None:
     ("lr=-1", "must be positive"),
     ("ent_coef=[", "not a YAML scalar"),
     ("lr=none", "expected float$"),
+    ("lr=fast", "expected float$"),
     ("value_clip=1", "expected bool$"),
     ("batch_size=1.5", "expected int$"),
     ("hidden_sizes=[32]", "the network comes from the checkpoint"),
@@ -354,6 +356,30 @@ def test_a_pre_training_stopped_at_convergence_is_its_own(tmp_path: Path) -> Non
     refused = run_protocol(dataclasses.replace(
         spec, protocol=dataclasses.replace(spec.protocol, pretrained=template)))
     assert refused["status"] == "error" and "pre-trained with" in refused["error"]
+
+
+def test_a_pre_training_stopped_by_novelgyms_reward_rule_is_its_own(tmp_path: Path) -> None:
+    from nesyworld.experiments.protocol.pretraining import PRETRAINING_KEY
+
+    config = config_file(tmp_path, str(tmp_path / "pre" / "{agent}_{seed}.pt"))
+    common = ["--config", str(config), "--agent", "transfer_rl_unmasked", "--novelty", "axe",
+              "--seeds", "0", "--pre-stop-epochs", "1", "--out"]
+    met, never = tmp_path / "met.jsonl", tmp_path / "never.jsonl"
+    assert main([*common, str(met), "--pre-stop-reward", "-1000000"]) == 0
+    assert main([*common, str(never), "--pre-stop-reward", "1e9"]) == 0
+    record = json.loads(met.read_text())
+    assert record["ablation"] == {"post_ppo": {}, "pre_stop_reward": [-1000000.0, 1]}
+    assert record["spec"]["protocol"]["pre_stop_reward"] == -1000000.0
+    stopped = [p for p in record["curve"] if p["phase"] == "pre"]
+    assert [p["epoch"] for p in stopped] == [1] and stopped[0]["converged"]
+    # a reward no evaluation reaches trains the whole budget, and never counts as converged
+    trained = [p for p in json.loads(never.read_text())["curve"] if p["phase"] == "pre"]
+    assert [p["epoch"] for p in trained] == [1, 2] and not any(p["converged"] for p in trained)
+    made = tmp_path / "pre" / "transfer_rl_unmasked_0.pre-stop-reward--1000000.0x1.pt"
+    how = load_checkpoint(made).metadata[PRETRAINING_KEY]
+    assert how["stop_reward"] == [-1000000.0, 1] and how["full_budget"] is False
+    assert (tmp_path / "pre" / "transfer_rl_unmasked_0.pre-stop-reward-1000000000.0x1.pt"
+            ).exists()
 
 
 def test_a_pre_training_without_plan_shaping_is_its_own(tmp_path: Path) -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from nesyworld.experiments.protocol.records import ProtocolConfig, RunSpec
-from nesyworld.experiments.protocol.run import run_protocol
+import pytest
+
+from nesyworld.experiments.protocol.records import CurvePoint, ProtocolConfig, RunSpec
+from nesyworld.experiments.protocol.run import reward_held, run_protocol
 
 TINY = ProtocolConfig(pre_steps=200, post_steps=400, epoch_steps=100, eval_episodes=2,
                       post_eval_episodes=3, eta=2, max_episode_steps=60)
@@ -114,3 +116,20 @@ def test_every_learn_call_of_a_whole_budget_run_has_maps() -> None:
         seeds.map("learner_envs", learner_env_index(call))
     assert [learner_env_index(c) for c in (1, 2, 837)] == [
         LEARN_CALL_STRIDE * c for c in (1, 2, 837)]
+
+
+def test_novelgyms_stop_asks_for_a_run_of_evaluations_at_the_reward() -> None:
+    def points(*rewards: float) -> list[CurvePoint]:
+        return [CurvePoint(phase="pre", epoch=i + 1, env_steps=0, actions=0, cpu_seconds=0.0,
+                           success_rate=1.0, mean_steps=10.0, episodes=100, converged=False,
+                           mean_reward=r) for i, r in enumerate(rewards)]
+
+    assert reward_held(points(100, 950, 910), 900, 2)
+    assert not reward_held(points(950, 899, 910), 900, 2)  # the run restarts after a miss
+    assert not reward_held(points(950), 900, 2)  # too few evaluations yet
+    assert not reward_held(points(950, math.nan), 900, 2)  # no reward measured: no pass
+    with pytest.raises(ValueError, match="pre_full_budget false"):
+        ProtocolConfig(pre_stop_reward=900)
+    with pytest.raises(ValueError, match="at least 1"):
+        ProtocolConfig(pre_full_budget=False, pre_stop_reward=900, pre_stop_epochs=0)
+    assert ProtocolConfig(pre_full_budget=False, pre_stop_reward=900).name == "custom"

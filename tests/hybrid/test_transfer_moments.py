@@ -111,3 +111,25 @@ def test_an_unknown_choice_and_a_state_of_another_network_are_refused() -> None:
     assert state is not None
     with pytest.raises(ValueError, match="parameters"):
         grow_moments(state, nn.Linear(2, 2), nn.Linear(3, 2), lambda a, b: None)
+
+
+@pytest.mark.parametrize("novelty", ["fire", ""])
+def test_a_fresh_critic_starts_with_fresh_moments_and_the_actor_keeps_its_own(novelty: str
+                                                                               ) -> None:
+    source = trained(curiosity=False)
+    env = NesyGridEnv(apply_novelties("pogostick", [novelty]) if novelty else "pogostick")
+    kept = TransferRLAgent(env, source, transfer=dataclasses.replace(PAPER, moments="all"))
+    fresh = TransferRLAgent(env, source, transfer=dataclasses.replace(
+        PAPER, moments="all", fresh_critic=True))
+    ckpt, before = fresh.checkpoint, kept.checkpoint
+    assert all(torch.equal(ckpt.actor_state[k], v) for k, v in before.actor_state.items())
+    assert not any(torch.equal(ckpt.critic_state[k], before.critic_state[k])
+                   for k in before.critic_state if k.endswith("weight"))
+    n_actor = len(ckpt.actor_state)  # one Adam entry per parameter, actor then critic
+    assert ckpt.ppo_optim_state is not None and before.ppo_optim_state is not None
+    assert sorted(ckpt.ppo_optim_state["state"]) == list(range(n_actor))
+    assert torch.equal(ckpt.ppo_optim_state["state"][0]["exp_avg"],
+                       before.ppo_optim_state["state"][0]["exp_avg"])
+    learner = build_learner(env.observation_space, env.action_space, ckpt.ppo, ckpt.icm)
+    learner.load(ckpt)  # the critic's moments start at the first step
+    assert len(learner.ppo.optim.state_dict()["state"]) == n_actor
