@@ -42,7 +42,7 @@ import typing
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import UnionType
-from typing import Any, TypeVar, Union
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 import yaml
 
@@ -50,6 +50,9 @@ from nesyworld.experiments.protocol.config import load_experiment
 from nesyworld.experiments.protocol.records import CurvePoint, RunSpec
 from nesyworld.hybrid.baselines.transfer import TransferConfig
 from nesyworld.learning import PPOConfig
+
+if TYPE_CHECKING:
+    from nesyworld.experiments.protocol.agents import RLOverrides
 
 __all__ = ["AblationError", "ablation_specs", "changed_ppo", "changed_transfer",
            "check_forbidden", "check_transfer", "main", "pre_checkpoint_template", "run_ablation"]
@@ -282,39 +285,37 @@ def _progress(seed: int, echo: bool) -> Callable[[CurvePoint], None]:
     return point
 
 
-def run_ablation(specs: Sequence[RunSpec], ppo: PPOConfig, changes: dict[str, Any],
-                 out: Path, echo: bool = True, pre_ppo: PPOConfig | None = None,
+def run_ablation(specs: Sequence[RunSpec], overrides: RLOverrides, out: Path,
+                 echo: bool = True, changes: dict[str, Any] | None = None,
                  pre_changes: dict[str, Any] | None = None,
-                 forbidden: Sequence[str] = (), pre_stop: bool = False,
-                 pre_shaping: bool = True, transfer: TransferConfig | None = None,
-                 transfer_changes: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """Each run with `ppo` after the novelty (and `pre_ppo` in pre-training, if given),
-    kept from the `forbidden` actions in both phases, its record appended to `out` as it
-    ends; `pre_stop` labels runs whose specs stop pre-training at convergence
-    (`ablation_specs`); `pre_shaping=False` pre-trains without plan shaping; `transfer`
-    starts a transfer agent's new weights after the novelty as it says
-    (`changed_transfer`, whose `transfer_changes` the record keeps)."""
+                 transfer_changes: dict[str, Any] | None = None,
+                 pre_stop: bool = False) -> list[dict[str, Any]]:
+    """Each run with `overrides` of its RL agent's settings, its record appended to `out`
+    as it ends and labelled with what changed: `changes`, `pre_changes` and
+    `transfer_changes`, the fields set after the novelty, in pre-training and in the
+    transfer (`changed_ppo`, `changed_transfer`); the forbidden actions and the shaping
+    from `overrides`; `pre_stop` and the spec's `pre_stop_reward` for a pre-training that
+    stopped early (`ablation_specs`)."""
     from nesyworld.experiments.protocol.run import run_protocol
 
     records = []
     for spec in specs:
-        record = run_protocol(spec, _progress(spec.seed, echo), post_ppo=ppo,
-                              pre_ppo=pre_ppo, forbidden=tuple(forbidden),
-                              pre_shaping=pre_shaping, transfer=transfer)
-        record["ablation"] = {"post_ppo": changes}
+        record = run_protocol(spec, _progress(spec.seed, echo), overrides)
+        label: dict[str, Any] = {"post_ppo": changes or {}}
         if pre_changes:
-            record["ablation"]["pre_ppo"] = pre_changes
-        if forbidden:
-            record["ablation"]["forbidden"] = sorted(set(forbidden))
+            label["pre_ppo"] = pre_changes
+        if overrides.forbidden:
+            label["forbidden"] = sorted(set(overrides.forbidden))
         if pre_stop:
-            record["ablation"]["pre_stop"] = True
+            label["pre_stop"] = True
         if spec.protocol.pre_stop_reward is not None:
-            record["ablation"]["pre_stop_reward"] = [spec.protocol.pre_stop_reward,
-                                                     spec.protocol.pre_stop_epochs]
-        if not pre_shaping:
-            record["ablation"]["pre_shaping"] = False
+            label["pre_stop_reward"] = [spec.protocol.pre_stop_reward,
+                                        spec.protocol.pre_stop_epochs]
+        if not overrides.pre_shaping:
+            label["pre_shaping"] = False
         if transfer_changes:
-            record["ablation"]["transfer"] = transfer_changes
+            label["transfer"] = transfer_changes
+        record["ablation"] = label
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
@@ -368,6 +369,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         from nesyworld.experiments.protocol.agents import (
+            RLOverrides,
             post_novelty_ppo,
             pre_novelty_ppo,
             protocol_transfer,
@@ -388,12 +390,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (AblationError, ValueError, OSError) as err:
         print(f"ablation: {err}", file=sys.stderr)
         return 2
-    records = run_ablation(specs, ppo, changes, args.out,
-                           pre_ppo=pre_ppo if pre_changes else None, pre_changes=pre_changes,
-                           forbidden=args.forbid, pre_stop=args.pre_stop,
-                           pre_shaping=args.pre_shaping,
-                           transfer=transfer if transfer_changes else None,
-                           transfer_changes=transfer_changes)
+    overrides = RLOverrides(post_ppo=ppo, pre_ppo=pre_ppo if pre_changes else None,
+                            forbidden=tuple(args.forbid), pre_shaping=args.pre_shaping,
+                            transfer=transfer if transfer_changes else None)
+    records = run_ablation(specs, overrides, args.out, changes=changes,
+                           pre_changes=pre_changes, transfer_changes=transfer_changes,
+                           pre_stop=args.pre_stop)
     return 0 if all(r["status"] == "ok" for r in records) else 1
 
 

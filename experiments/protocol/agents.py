@@ -231,28 +231,44 @@ def protocol_transfer(name: str) -> TransferConfig:
     return PAPER_TRANSFER if name.endswith(UNMASKED) else DEFAULT_TRANSFER
 
 
+@dataclass(frozen=True)
+class RLOverrides:
+    """What a run changes in an RL agent of the protocol, in place of the agent's own: the
+    ablations of experiments/probe/ablation.py. The defaults change nothing; hybrid and
+    planning agents have nothing to change."""
+
+    post_ppo: PPOConfig | None = None
+    """PPO's settings after the novelty. Pre-training keeps the agent's own, so the
+    experiment's checkpoint still loads."""
+    pre_ppo: PPOConfig | None = None
+    """PPO's settings for pre-training. A checkpoint made otherwise is refused
+    (`check_pretraining`), so such a run pre-trains its own."""
+    forbidden: tuple[str, ...] = ()
+    """Actions the agent is kept from in both phases beyond its own (`RLConfig.forbidden`),
+    as if its action space lacked them; a checkpoint pre-trained with other ones is refused
+    the same way."""
+    pre_shaping: bool = True
+    """False: pre-training on the task's reward alone, without the plan shaping of the
+    paper's appendix D.1 (NovelGym's README pre-trains so, `--env sa`); such a checkpoint is
+    kept apart the same way."""
+    transfer: TransferConfig | None = None
+    """How a transfer agent's new weights start, in place of the protocol's
+    (`protocol_transfer`)."""
+
+
+NO_OVERRIDES = RLOverrides()
+"""Every agent as the protocol makes it."""
+
+
 def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
                         max_episode_steps: int, epoch_steps: int, pretrained: str = "",
-                        knowledge: str = "closed", post_ppo: PPOConfig | None = None,
-                        pre_ppo: PPOConfig | None = None,
-                        forbidden: tuple[str, ...] = (),
-                        pre_shaping: bool = True,
-                        transfer: TransferConfig | None = None) -> ProtocolAgent:
+                        knowledge: str = "closed",
+                        overrides: RLOverrides = NO_OVERRIDES) -> ProtocolAgent:
     """A fresh agent by its protocol name (see records.AGENTS), seeded from the run seed.
     `pretrained`: for RL agents, a checkpoint file saved by `RLAgent.save` to start from
     instead of training (pretraining.py fills in the run's agent and seed); one trained with
     the action masks and loaded by an `_unmasked` agent (or the reverse) is a CheckpointError.
-    `post_ppo`: for RL agents, PPO's settings after the novelty instead of the agent's own
-    (an ablation, experiments/probe/ablation.py; pre-training keeps the agent's own, so a
-    shared checkpoint still loads). `pre_ppo`: PPO's settings for pre-training instead of
-    the agent's own; a checkpoint made otherwise is then refused (`check_pretraining`), so
-    such a run pre-trains its own. `forbidden`: actions an RL agent is kept from in both
-    phases beyond its own (`RLConfig.forbidden`), as if its action space lacked them; a
-    checkpoint pre-trained with other ones is refused the same way. `pre_shaping=False`:
-    an RL agent pre-trains on the task's reward alone, without the plan shaping of the
-    paper's appendix D.1 (NovelGym's README pre-trains so, `--env sa`); such a checkpoint is
-    kept apart the same way. `transfer`: how a transfer agent's new weights start, in place
-    of the protocol's (PAPER_TRANSFER for the paper's baselines, DEFAULT_TRANSFER for ours)."""
+    `overrides`: what an RL agent changes of its own settings."""
     kb = KnowledgeBase.from_world(domain)
     seed = seeds.run
     if name == "planning":
@@ -274,7 +290,7 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
             epoch_length=epoch_steps,
             max_episode_steps=episode_steps, stop_on_convergence=False,
             eval_episodes=1), icm=icm, action_masks=masks,
-            forbidden=tuple(dict.fromkeys((*FORBIDDEN_BY_DEFAULT, *forbidden))),
+            forbidden=tuple(dict.fromkeys((*FORBIDDEN_BY_DEFAULT, *overrides.forbidden))),
             # the paper's baselines learn with the paper's PPO; the masked ones are ours
             ppo=protocol_ppo(name, paper_ppo))
 
@@ -284,15 +300,14 @@ def make_protocol_agent(name: str, env: Any, domain: str, seeds: RunSeeds,
     pre = config(PRE_NOVELTY_TRAIN, PAPER_PRE_NOVELTY_PPO,
                  max_episode_steps * PRE_EPISODE_FACTOR)
     post = config(POST_NOVELTY_TRAIN, PAPER_POST_NOVELTY_PPO, max_episode_steps)
-    if post_ppo is not None:
-        post = dataclasses.replace(post, ppo=post_ppo)
-    if pre_ppo is not None:
-        pre = dataclasses.replace(pre, ppo=pre_ppo)
-    agent = RLAgent(env, kb, pre, shaping=DEFAULT_SHAPING if pre_shaping else None)
+    if overrides.post_ppo is not None:
+        post = dataclasses.replace(post, ppo=overrides.post_ppo)
+    if overrides.pre_ppo is not None:
+        pre = dataclasses.replace(pre, ppo=overrides.pre_ppo)
+    agent = RLAgent(env, kb, pre, shaping=DEFAULT_SHAPING if overrides.pre_shaping else None)
     if pretrained:
         agent.load(pretrained)
     # the paper's baselines carry their weights over as the paper's placeholders did
-    if transfer is None:
-        transfer = protocol_transfer(name)
+    transfer = overrides.transfer or protocol_transfer(name)
     return RLProtocolAgent(agent, base_name == "transfer_rl", post, bool(pretrained), seeds,
                            max_episode_steps, transfer)

@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from nesyworld.experiments.protocol.agents import (
+    NO_OVERRIDES,
     ProtocolAgent,
+    RLOverrides,
     RLProtocolAgent,
     Spent,
     make_protocol_agent,
@@ -48,9 +50,8 @@ from nesyworld.experiments.protocol.records import (
     RunSpec,
 )
 from nesyworld.hybrid import HYBRID_AGENTS, EpisodeResult
-from nesyworld.hybrid.baselines.transfer import TransferConfig
 from nesyworld.hybrid.seeding import RunSeeds
-from nesyworld.learning import ConvergenceTest, PPOConfig, load_checkpoint
+from nesyworld.learning import ConvergenceTest, load_checkpoint
 from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 
 EVALUATION_STRIDE = 10_000
@@ -184,9 +185,7 @@ def _phase(run: _Run, phase: Phase, budget: int, start: tuple[int, int] = (1, 0)
 
 
 def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None,
-                 post_ppo: PPOConfig | None = None, pre_ppo: PPOConfig | None = None,
-                 forbidden: tuple[str, ...] = (), pre_shaping: bool = True,
-                 transfer: TransferConfig | None = None) -> tuple[ProtocolAgent, _Run]:
+                 overrides: RLOverrides = NO_OVERRIDES) -> tuple[ProtocolAgent, _Run]:
     """The agent after the pre-novelty phase. An RL agent with `protocol.pretrained` loads
     its (agent, seed)'s checkpoint, or pre-trains and saves it when it is not there yet
     (pretraining.py): one pre-training per pair serves every novelty. An unfinished
@@ -197,8 +196,7 @@ def _pre_novelty(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None,
         load = str(path) if path is not None and path.exists() else ""
         agent = make_protocol_agent(spec.agent, _env(spec), spec.domain,
                                     RunSeeds(spec.seed), p.max_episode_steps, p.epoch_steps,
-                                    load, spec.knowledge, post_ppo, pre_ppo, forbidden,
-                                    pre_shaping, transfer)
+                                    load, spec.knowledge, overrides)
         run = _Run(spec, agent, on_point)
         full = p.pre_full_budget and isinstance(agent, RLProtocolAgent)
         if load and isinstance(agent, RLProtocolAgent):
@@ -256,15 +254,10 @@ def _env(spec: RunSpec) -> NesyGridEnv:
 
 
 def run_protocol(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None = None,
-                 post_ppo: PPOConfig | None = None, pre_ppo: PPOConfig | None = None,
-                 forbidden: tuple[str, ...] = (), pre_shaping: bool = True,
-                 transfer: TransferConfig | None = None) -> dict[str, Any]:
+                 overrides: RLOverrides = NO_OVERRIDES) -> dict[str, Any]:
     """Run the four phases for one (agent, domain, novelty, seed); return its record.
-    `on_point` sees every evaluation point as it is measured (progress); `post_ppo` and
-    `pre_ppo`: an RL agent's PPO after the novelty and in pre-training, in place of its own;
-    `forbidden`: actions an RL agent is kept from in both phases, beyond its own
-    (`make_protocol_agent`); `pre_shaping=False`: an RL agent pre-trains without plan
-    shaping; `transfer`: how a transfer agent's new weights start, in place of its own."""
+    `on_point` sees every evaluation point as it is measured (progress); `overrides`: what
+    an RL agent changes of its own settings (an ablation's)."""
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     p = spec.protocol
@@ -279,8 +272,7 @@ def run_protocol(spec: RunSpec, on_point: Callable[[CurvePoint], None] | None = 
         record["knowledge"] = spec.knowledge
     record["refusals"] = spec.refusals
     try:
-        agent, run = _pre_novelty(spec, on_point, post_ppo, pre_ppo, forbidden, pre_shaping,
-                                  transfer)
+        agent, run = _pre_novelty(spec, on_point, overrides)
         # injection: from here on the agent acts in the world of the novelty
         run.injected_at = run.env_steps
         record["novelty"] = {"env_steps": run.env_steps, "actions": run.actions,

@@ -21,6 +21,7 @@ from nesyworld.experiments.probe.ablation import (
     run_ablation,
 )
 from nesyworld.experiments.protocol.agents import (
+    RLOverrides,
     RLProtocolAgent,
     make_protocol_agent,
     post_novelty_ppo,
@@ -99,7 +100,8 @@ def test_only_the_post_novelty_ppo_changes() -> None:
         plain = make_protocol_agent(name, NesyGridEnv("pogostick"), "pogostick",
                                     RunSeeds(0), 30, 100)
         ablated = make_protocol_agent(name, NesyGridEnv("pogostick"), "pogostick",
-                                      RunSeeds(0), 30, 100, post_ppo=changed)
+                                      RunSeeds(0), 30, 100,
+                                      overrides=RLOverrides(post_ppo=changed))
         assert isinstance(plain, RLProtocolAgent) and isinstance(ablated, RLProtocolAgent)
         assert plain.post_config.ppo == own and ablated.post_config.ppo == changed
         # pre-training, and so the shared checkpoint, is untouched
@@ -164,7 +166,7 @@ def test_a_run_from_its_checkpoint_is_recorded_labelled(tmp_path: Path) -> None:
     ppo, changes = changed_ppo(post_novelty_ppo("transfer_rl_unmasked"),
                                ["max_grad_norm=none"])
     out = tmp_path / "ablation.jsonl"
-    [record] = run_ablation(specs, ppo, changes, out, echo=False)
+    [record] = run_ablation(specs, RLOverrides(post_ppo=ppo), out, echo=False, changes=changes)
     assert record["status"] == "ok", record["error"]
     assert record["ablation"] == {"post_ppo": {"max_grad_norm": None}}
     assert record["spec"]["protocol"]["name"] == "custom"
@@ -178,7 +180,8 @@ def test_a_changed_pre_training_changes_only_the_pre_training_ppo() -> None:
     plain = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"), "pogostick",
                                 RunSeeds(0), 30, 100)
     ablated = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"),
-                                  "pogostick", RunSeeds(0), 30, 100, pre_ppo=changed)
+                                  "pogostick", RunSeeds(0), 30, 100,
+                                  overrides=RLOverrides(pre_ppo=changed))
     assert isinstance(plain, RLProtocolAgent) and isinstance(ablated, RLProtocolAgent)
     assert ablated.agent.config.ppo == changed
     assert dataclasses.replace(ablated.agent.config, ppo=PAPER_PRE_NOVELTY_PPO) == \
@@ -215,8 +218,8 @@ def test_a_changed_pre_training_pre_trains_its_own_checkpoint(
     assert specs[0].protocol.pretrained == pre_checkpoint_template(template, pre_changes)
     out = tmp_path / "ablation.jsonl"
     capsys.readouterr()
-    [record] = run_ablation(specs, post_novelty_ppo("transfer_rl_unmasked"), {}, out,
-                            pre_ppo=pre_ppo, pre_changes=pre_changes)
+    overrides = RLOverrides(post_ppo=post_novelty_ppo("transfer_rl_unmasked"), pre_ppo=pre_ppo)
+    [record] = run_ablation(specs, overrides, out, pre_changes=pre_changes)
     assert record["status"] == "ok", record["error"]
     # progress counts the steps after the novelty from the novelty, not from the start
     after = [int(line.split()[2].replace(",", "")) for line in
@@ -229,7 +232,7 @@ def test_a_changed_pre_training_pre_trains_its_own_checkpoint(
     assert load_checkpoint(made).ppo.reward_scale == 1  # pre-trained as changed
     # the experiment's checkpoint, made at the paper's scale, is refused to such a run
     wrong = dataclasses.replace(specs[0], protocol=first.protocol)
-    refused = run_protocol(wrong, pre_ppo=pre_ppo)
+    refused = run_protocol(wrong, overrides=RLOverrides(pre_ppo=pre_ppo))
     assert refused["status"] == "error" and "other PPO settings" in refused["error"]
 
 
@@ -237,7 +240,8 @@ def test_forbidden_actions_reach_both_phases_and_name_the_pre_training() -> None
     plain = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"), "pogostick",
                                 RunSeeds(0), 30, 100)
     kept = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"), "pogostick",
-                               RunSeeds(0), 30, 100, forbidden=("use", "give_up", "use"))
+                               RunSeeds(0), 30, 100,
+                               overrides=RLOverrides(forbidden=("use", "give_up", "use")))
     assert isinstance(plain, RLProtocolAgent) and isinstance(kept, RLProtocolAgent)
     assert plain.agent.config.forbidden == ("give_up",)
     assert kept.agent.config.forbidden == kept.post_config.forbidden == ("give_up", "use")
@@ -278,9 +282,9 @@ def test_a_run_with_forbidden_actions_pre_trains_its_own_checkpoint(tmp_path: Pa
     assert "forbidden" not in load_checkpoint(own).metadata[PRETRAINING_KEY]
     specs = ablation_specs(config, "transfer_rl_unmasked", "axe", [0], post_steps=100,
                            forbidden=["use", "craft_tree_tap"])
-    [record] = run_ablation(specs, post_novelty_ppo("transfer_rl_unmasked"), {},
-                            tmp_path / "ablation.jsonl", echo=False,
-                            forbidden=["use", "craft_tree_tap"])
+    overrides = RLOverrides(post_ppo=post_novelty_ppo("transfer_rl_unmasked"),
+                            forbidden=("use", "craft_tree_tap"))
+    [record] = run_ablation(specs, overrides, tmp_path / "ablation.jsonl", echo=False)
     assert record["status"] == "ok", record["error"]
     assert record["ablation"] == {"post_ppo": {}, "forbidden": ["craft_tree_tap", "use"]}
     made = Path(specs[0].protocol.pretrained.format(agent="transfer_rl_unmasked", seed=0))
@@ -289,7 +293,7 @@ def test_a_run_with_forbidden_actions_pre_trains_its_own_checkpoint(tmp_path: Pa
         "craft_tree_tap", "give_up", "use"]
     # the experiment's checkpoint, which had every action, is refused to such a run
     wrong = dataclasses.replace(specs[0], protocol=first.protocol)
-    refused = run_protocol(wrong, forbidden=("use", "craft_tree_tap"))
+    refused = run_protocol(wrong, overrides=RLOverrides(forbidden=("use", "craft_tree_tap")))
     assert refused["status"] == "error" and "pre-trained with" in refused["error"]
 
 
@@ -303,8 +307,8 @@ def test_networks_sized_in_pre_training_carry_over_the_novelty(tmp_path: Path) -
     specs = ablation_specs(config, "transfer_rl_unmasked", "axe", [0], post_steps=100,
                            pre_changes=pre_changes)
     out = tmp_path / "a.jsonl"
-    [record] = run_ablation(specs, post_novelty_ppo("transfer_rl_unmasked"), {}, out,
-                            echo=False, pre_ppo=pre_ppo, pre_changes=pre_changes)
+    overrides = RLOverrides(post_ppo=post_novelty_ppo("transfer_rl_unmasked"), pre_ppo=pre_ppo)
+    [record] = run_ablation(specs, overrides, out, echo=False, pre_changes=pre_changes)
     assert record["status"] == "ok", record["error"]
     assert any(p["phase"] == "post" for p in record["curve"])
     assert json.loads(out.read_text())["ablation"]["pre_ppo"] == {
@@ -316,7 +320,8 @@ def test_networks_sized_in_pre_training_carry_over_the_novelty(tmp_path: Path) -
         (24, made.obs_dim), (24,), (8, 24), (8,), (1, 8), (1,)]
     # after the novelty the grown networks keep those sizes
     agent = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"), "pogostick",
-                                RunSeeds(0), 20, 100, pretrained=path, pre_ppo=pre_ppo)
+                                RunSeeds(0), 20, 100, pretrained=path,
+                                overrides=RLOverrides(pre_ppo=pre_ppo))
     assert isinstance(agent, RLProtocolAgent)
     agent.inject(NoveltyInjector(NesyGridEnv("pogostick"), ["axe"]))
     grown = agent.agent.checkpoint
@@ -387,7 +392,8 @@ def test_a_pre_training_without_plan_shaping_is_its_own(tmp_path: Path) -> None:
     from nesyworld.experiments.protocol.run import run_protocol
 
     unshaped = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"),
-                                   "pogostick", RunSeeds(0), 30, 100, pre_shaping=False)
+                                   "pogostick", RunSeeds(0), 30, 100,
+                                   overrides=RLOverrides(pre_shaping=False))
     shaped = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"),
                                  "pogostick", RunSeeds(0), 30, 100)
     assert isinstance(unshaped, RLProtocolAgent) and isinstance(shaped, RLProtocolAgent)
@@ -436,7 +442,8 @@ def test_the_transfer_after_the_novelty_may_be_changed(tmp_path: Path) -> None:
                                             "pogostick; expected one of"):
         check_transfer(spec, dataclasses.replace(changed, new_actions_from="rotate_lft"))
     agent = make_protocol_agent("transfer_rl_unmasked", NesyGridEnv("pogostick"), "pogostick",
-                                RunSeeds(0), 20, 100, transfer=changed)
+                                RunSeeds(0), 20, 100,
+                                overrides=RLOverrides(transfer=changed))
     assert isinstance(agent, RLProtocolAgent) and agent.transfer_config == changed
     out = tmp_path / "t.jsonl"
     assert main(["--config", config, "--agent", "transfer_rl_unmasked", "--novelty", "axe",
