@@ -1,23 +1,27 @@
-"""One setting of an RL baseline's learner changed, everything else as an experiment's runs:
-is that setting why a run does or does not adapt?
+"""One setting of an RL baseline changed, everything else as an experiment's runs: is that
+setting why a run does or does not adapt?
 
 An RL run of the protocol pre-trains once per (agent, seed) and then fine-tunes on the
 novelty with the agent's PPO (experiments/protocol/agents.py). This probe runs the same
-(agent, novelty, seed) runs with PPO's settings changed: after the novelty as `--set` says,
-from the same pre-trained checkpoints, so a difference in the curve is that setting's alone;
-and in pre-training as `--pre-set` says, which makes another baseline, so those runs
-pre-train their own checkpoints, in files beside the experiment's named after the change
-(`pre_checkpoint_template`), resumably as the experiment's do. Records are written apart,
-labelled: the protocol named "custom" (never "paper": the learner is not the paper's) and
-the changes under `ablation`. `--forbid` keeps the agent from named actions in both phases,
-as if its action space lacked them (NovelGym's had 28 actions where ours has more), so
-those runs pre-train their own checkpoints too, as do those of `--pre-stop`, whose
-pre-training ends where the protocol's convergence test first holds instead of training the
-whole budget (NovelGym's code stops its pre-training once its policy is good enough, where
-the paper's protocol trains all 4M steps), and of `--no-pre-shaping`, which pre-trains on the
-task's reward alone, without the plan shaping of the paper's appendix D.1 (NovelGym's README
-pre-trains so). Without any of these, a checkpoint that is not there yet is refused, not
-pre-trained: such an ablation compares with runs already made.
+(agent, novelty, seed) runs with one thing changed, as an `RLOverrides`:
+
+- after the novelty, from the same pre-trained checkpoints, so a difference in the curve is
+  that change's alone: PPO's settings (`--set`) and how the transfer starts the new
+  weights (`--transfer`);
+- in pre-training, which makes another baseline, so those runs pre-train their own
+  checkpoints, in files beside the experiment's named after the change
+  (`pre_checkpoint_template`), resumably as the experiment's do: PPO's settings
+  (`--pre-set`), actions kept from the agent in both phases as if its action space lacked
+  them (`--forbid`; NovelGym's had 28 actions where ours has more), a pre-training that
+  stops early, where the protocol's convergence test first holds (`--pre-stop`) or by
+  NovelGym's own rule (`--pre-stop-reward 900`), and one on the task's reward alone, without
+  the plan shaping of the paper's appendix D.1 (`--no-pre-shaping`, as NovelGym's README
+  pre-trains).
+
+Records are written apart, labelled: the protocol named "custom" (never "paper": the agent
+is not the paper's) and the changes under `ablation`. Without a pre-training change, a
+checkpoint that is not there yet is refused, not pre-trained: such an ablation compares with
+runs already made.
 
     python -m nesyworld.experiments.probe.ablation --agent transfer_rl+icm_unmasked \
         --novelty fire_floating --seeds 1 2 --set max_grad_norm=none --post-steps 400000 \
@@ -32,24 +36,19 @@ pre-trained: such an ablation compares with runs already made.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import hashlib
 import json
 import re
 import sys
-import typing
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import UnionType
-from typing import TYPE_CHECKING, Any, TypeVar, Union
+from typing import TYPE_CHECKING, Any
 
-import yaml
-
+from nesyworld.experiments.probe.settings import AblationError, changed_ppo, changed_transfer
 from nesyworld.experiments.protocol.config import load_experiment
 from nesyworld.experiments.protocol.records import CurvePoint, RunSpec
 from nesyworld.hybrid.baselines.transfer import TransferConfig
-from nesyworld.learning import PPOConfig
 
 if TYPE_CHECKING:
     from nesyworld.experiments.protocol.agents import RLOverrides
@@ -57,98 +56,9 @@ if TYPE_CHECKING:
 __all__ = ["AblationError", "ablation_specs", "changed_ppo", "changed_transfer",
            "check_forbidden", "check_transfer", "main", "pre_checkpoint_template", "run_ablation"]
 
-PPO_FIELDS = tuple(f.name for f in dataclasses.fields(PPOConfig))
-FROM_CHECKPOINT = ("hidden_sizes", "critic_hidden_sizes", "action_prior")
-"""Fields the fine-tuned network takes from its checkpoint: not for `--set` to change."""
-SETTABLE = tuple(f for f in PPO_FIELDS if f not in FROM_CHECKPOINT)
-PRE_SETTABLE = (*SETTABLE, "hidden_sizes", "critic_hidden_sizes")
-"""`--pre-set` may also size the networks: the runs after the novelty load the ablation's
-own checkpoint and take its sizes (TransferRLAgent grows the weights it holds)."""
-TRANSFER_FIELDS = tuple(f.name for f in dataclasses.fields(TransferConfig))
 PRE_ECHO_EVERY = 50
 """Pre-training epochs between two progress lines (about 240,000 env steps in the paper's
 4,800-step epochs): a pre-training is hundreds of epochs."""
-NONE = ("", "none", "null", "~")
-"""Values read as None (PPOConfig's "disabled", e.g. `max_grad_norm=none`)."""
-
-
-def _kinds(config: type, name: str) -> tuple[type, ...]:
-    """The Python types a config's field takes, from its annotation."""
-    hint = typing.get_type_hints(config)[name]
-    kinds = [typing.get_origin(k) or k for k in (typing.get_args(hint)
-                                                 if typing.get_origin(hint) in (Union, UnionType)
-                                                 else (hint,))]
-    return tuple(type(None) if k is None else k for k in kinds)
-
-
-def _fits(value: Any, kinds: tuple[type, ...]) -> bool:
-    if isinstance(value, bool):  # a bool is an int to Python, not to a config
-        return bool in kinds
-    if isinstance(value, int) and float in kinds:
-        return True
-    return isinstance(value, kinds)
-
-
-class AblationError(ValueError):
-    """An ablation that cannot run as asked: a bad `--set`, an agent or novelty the
-    experiment does not have, a checkpoint not made yet."""
-
-
-def changed_ppo(base: PPOConfig, settings: Sequence[str], flag: str = "--set"
-                ) -> tuple[PPOConfig, dict[str, Any]]:
-    """`base` with each `field=value` of `settings` (the value read as YAML: a scalar,
-    `none`, `0.5`, `true`, or a list of layer widths such as `[128, 64]` for the sizes
-    `--pre-set` takes), and the changes as a mapping for the record; errors name `flag`."""
-    settable = SETTABLE if flag == "--set" else PRE_SETTABLE
-    why = {name: (" (the network comes from the checkpoint)" if flag == "--set" else
-                  " (the prior comes from the checkpoint)") for name in FROM_CHECKPOINT}
-    return _changed(base, settings, flag, settable, why)
-
-
-def changed_transfer(base: TransferConfig, settings: Sequence[str]
-                     ) -> tuple[TransferConfig, dict[str, Any]]:
-    """`base` with each `field=value` of `settings` (`--transfer`: how a transfer agent's
-    new weights start after the novelty, e.g. `new_actions_from=rotate_left`), and the
-    changes for the record. Text fields take the value as written."""
-    return _changed(base, settings, "--transfer", TRANSFER_FIELDS, {})
-
-
-Config = TypeVar("Config", PPOConfig, TransferConfig)
-
-
-def _changed(base: Config, settings: Sequence[str], flag: str, settable: Sequence[str],
-             why: dict[str, str]) -> tuple[Config, dict[str, Any]]:
-    changes: dict[str, Any] = {}
-    for setting in settings:
-        name, sep, text = setting.partition("=")
-        name = name.strip()
-        if not sep or name not in settable:
-            raise AblationError(f"{flag} {setting!r}{why.get(name, '')}: expected FIELD=VALUE "
-                                f"with FIELD one of {', '.join(settable)}")
-        expected = _kinds(type(base), name)
-        try:
-            value = (text.strip() if expected == (str,) else
-                     None if text.strip().lower() in NONE else yaml.safe_load(text))
-        except yaml.YAMLError:
-            raise AblationError(f"{flag} {setting!r}: the value is not a YAML scalar") from None
-        if isinstance(value, str) and float in expected:  # YAML 1.1 reads 1e-5 as text
-            with contextlib.suppress(ValueError):
-                value = float(value)
-        if isinstance(value, list) and tuple in expected:
-            if not value or not all(type(v) is int and v > 0 for v in value):
-                raise AblationError(f"{flag} {setting!r}: expected a list of positive "
-                                    "integers (layer widths)")
-            value = tuple(value)
-        if isinstance(value, (dict, list)):
-            raise AblationError(f"{flag} {setting!r}: expected a single value")
-        if not _fits(value, expected):
-            raise AblationError(f"{flag} {setting!r}: expected "
-                                f"{' or '.join(k.__name__ for k in expected)}")
-        changes[name] = value
-    try:
-        return dataclasses.replace(base, **changes), changes
-    except (TypeError, ValueError) as err:
-        raise AblationError(f"{flag}: {err}") from None
 
 
 def pre_checkpoint_template(template: str, pre_changes: dict[str, Any],

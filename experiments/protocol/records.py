@@ -88,7 +88,7 @@ class ProtocolConfig:
     pre_stop_reward: float | None = None
     """With `pre_full_budget` off, another place to stop pre-training: once the last
     `pre_stop_epochs` evaluations in a row all reach this mean reward. NovelGym's code stops
-    its pre-training so, after 22 tests in a row at 900 (its `generate_min_rew_stop_fn`).
+    its pre-training so, after 22 checks in a row at 900 (its `generate_min_rew_stop_fn`).
     None: where the convergence test first holds."""
     pre_stop_epochs: int = 6
     """The run of evaluations `pre_stop_reward` asks for. NovelGym checks the mean reward
