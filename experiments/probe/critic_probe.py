@@ -16,7 +16,6 @@ fine-tuning.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 from collections.abc import Sequence
@@ -26,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from nesyworld.experiments.probe.transfer_probe import probe_parser
 from nesyworld.hybrid.baselines.legal_actions import trained_with_masks
 from nesyworld.hybrid.baselines.rl_agents import TransferRLAgent
 from nesyworld.hybrid.baselines.rl_config import (
@@ -189,16 +189,10 @@ def probe_critic(checkpoint: str | Path, novelty: str, domain: str = "pogostick"
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m nesyworld.experiments.probe.critic_probe",
-        description="The advantages a transferred critic gives each action after a novelty, "
-                    "beside a fresh critic's, on the same episodes.")
-    parser.add_argument("checkpoint", help="a checkpoint saved by RLAgent.save")
-    parser.add_argument("--novelty", required=True, help="a shipped novelty name or file")
-    parser.add_argument("--domain", default="pogostick")
-    parser.add_argument("--episodes", type=int, default=40)
-    parser.add_argument("--max-steps", type=int, default=400)
-    parser.add_argument("--seed", type=int, default=100, help="the first episode's map seed")
+    parser = probe_parser(
+        "python -m nesyworld.experiments.probe.critic_probe",
+        "The advantages a transferred critic gives each action after a novelty, beside a "
+        "fresh critic's, on the same episodes.", episodes=40, max_steps=400, seed=100)
     parser.add_argument("--json", action="store_true", help="one JSON object")
     args = parser.parse_args(argv)
     try:

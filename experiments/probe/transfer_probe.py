@@ -39,7 +39,7 @@ from nesyworld.learning import load_checkpoint, mask_from_info
 from nesyworld.world.envs import NesyGridEnv, NoveltyInjector
 from nesyworld.world.simulation.world import World
 
-__all__ = ["ProbeResult", "main", "probe_transfer"]
+__all__ = ["ProbeResult", "main", "probe_parser", "probe_transfer"]
 
 
 @dataclass(frozen=True)
@@ -192,17 +192,26 @@ def probe_transfer(checkpoint: str | Path, novelty: str, domain: str = "pogostic
         new_types_held=dict(held), new_types_selected=dict(chosen))
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m nesyworld.experiments.probe",
-        description="How an RL checkpoint's policy acts after a novelty: entropy, the "
-                    "probability of the novelty's new actions, repeated refusals.")
+def probe_parser(prog: str, description: str, episodes: int, max_steps: int,
+                 seed: int) -> argparse.ArgumentParser:
+    """The arguments every probe of a checkpoint after a novelty takes: the checkpoint, the
+    novelty and domain, and the episodes it plays (their count, length and first map seed,
+    with these defaults)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("checkpoint", help="a checkpoint saved by RLAgent.save")
     parser.add_argument("--novelty", required=True, help="a shipped novelty name or file")
     parser.add_argument("--domain", default="pogostick")
-    parser.add_argument("--episodes", type=int, default=5)
-    parser.add_argument("--max-steps", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=0, help="the first episode's map seed")
+    parser.add_argument("--episodes", type=int, default=episodes)
+    parser.add_argument("--max-steps", type=int, default=max_steps)
+    parser.add_argument("--seed", type=int, default=seed, help="the first episode's map seed")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = probe_parser(
+        "python -m nesyworld.experiments.probe",
+        "How an RL checkpoint's policy acts after a novelty: entropy, the probability of the "
+        "novelty's new actions, repeated refusals.", episodes=5, max_steps=100, seed=0)
     parser.add_argument("--new-actions-from", default=None, metavar="ACTION",
                         help="start new actions as this old one ('' for the old actions' "
                              "mean logit); default: what the protocol does")
