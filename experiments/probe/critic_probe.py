@@ -100,13 +100,6 @@ class _Episode:
     success: bool
 
 
-def _critic(ckpt: Checkpoint) -> ValueCritic:
-    critic = ValueCritic(ckpt.obs_dim, ckpt.ppo.critic_sizes)
-    critic.load_state_dict(ckpt.critic_state)
-    critic.eval()
-    return critic
-
-
 def _advantages(critic: ValueCritic, episodes: Sequence[_Episode], ckpt: Checkpoint
                 ) -> tuple[list[np.ndarray], float]:
     """Each episode's advantages, and the mean value of the first states."""
@@ -167,8 +160,8 @@ def probe_critic(checkpoint: str | Path, novelty: str, domain: str = "pogostick"
                                np.asarray(rewards), bool(terminated),
                                bool(info.get("success", False))))
     grown = agent.checkpoint
-    carried, start_carried = _advantages(_critic(grown), played, grown)
-    fresh, start_fresh = _advantages(_critic(restarted_critic(grown, seed)), played, grown)
+    carried, start_carried = _advantages(grown.critic(), played, grown)
+    fresh, start_fresh = _advantages(restarted_critic(grown, seed).critic(), played, grown)
     carried, fresh = _normalised(carried), _normalised(fresh)
     names = agent.names.actions
     taken = np.concatenate([e.actions for e in played])

@@ -296,8 +296,7 @@ def transfer_checkpoint(ckpt: Checkpoint, old: SpaceNames, new: SpaceNames,
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(config.seed)
         actor, critic = MaskedActor(n_obs, n_act, hidden), ValueCritic(n_obs, critic_hidden)
-    old_critic = ValueCritic(ckpt.obs_dim, critic_hidden)
-    old_critic.load_state_dict(ckpt.critic_state)
+    old_critic = ckpt.critic()
     source = copy_source(config, old, new)
 
     def grow_policy(before: nn.Module, after: nn.Module, scale: float, center: bool) -> None:

@@ -82,6 +82,14 @@ class Checkpoint:
         actor.eval()
         return actor
 
+    def critic(self) -> ValueCritic:
+        """A fresh critic network with the stored weights (its values are in the learner's
+        units: returns times `PPOConfig.reward_scale`)."""
+        critic = ValueCritic(self.obs_dim, self.ppo.critic_sizes)
+        critic.load_state_dict(self.critic_state)
+        critic.eval()
+        return critic
+
     def policy(self, greedy: bool = True, seed: int | None = None) -> Policy:
         """The stored policy as a `Policy` handle (no tianshou needed to use it)."""
         return Policy(self.actor(), self.observation_space, self.action_space, greedy, seed)
