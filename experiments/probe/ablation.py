@@ -16,7 +16,10 @@ novelty with the agent's PPO (experiments/protocol/agents.py). This probe runs t
   stops early, where the protocol's convergence test first holds (`--pre-stop`) or by
   NovelGym's own rule (`--pre-stop-reward 900`), and one on the task's reward alone, without
   the plan shaping of the paper's appendix D.1 (`--no-pre-shaping`, as NovelGym's README
-  pre-trains).
+  pre-trains);
+- which pre-training the runs start from: `--checkpoint-seed C` fine-tunes every run seed
+  from seed C's checkpoint, as NovelGym's code can (its seed only names a run's log folder,
+  and `--checkpoint` names one file), so the runs differ only after the novelty.
 
 Records are written apart, labelled: the protocol named "custom" (never "paper": the agent
 is not the paper's) and the changes under `ablation`. Without a pre-training change, a
@@ -40,6 +43,7 @@ import dataclasses
 import hashlib
 import json
 import re
+import string
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -54,7 +58,8 @@ if TYPE_CHECKING:
     from nesyworld.experiments.protocol.agents import RLOverrides
 
 __all__ = ["AblationError", "ablation_specs", "changed_ppo", "changed_transfer",
-           "check_forbidden", "check_transfer", "main", "pre_checkpoint_template", "run_ablation"]
+           "check_forbidden", "check_transfer", "main", "pre_checkpoint_template", "run_ablation",
+           "shared_checkpoint_template"]
 
 PRE_ECHO_EVERY = 50
 """Pre-training epochs between two progress lines (about 240,000 env steps in the paper's
@@ -94,19 +99,36 @@ def pre_checkpoint_template(template: str, pre_changes: dict[str, Any],
     return str(path.with_name(f"{path.stem}.pre-{slug}{path.suffix}"))
 
 
+def shared_checkpoint_template(template: str, seed: int) -> str:
+    """`template` with its `{seed}` filled in and `{agent}` kept: every run seed then loads
+    the one pre-training of `seed`. A template without `{seed}` already shares one file
+    among all seeds, so asking for a seed's is refused rather than ignored."""
+    names = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    if "seed" not in names:
+        raise AblationError(f"--checkpoint-seed: the checkpoint template {template!r} has no "
+                            "{seed} field; expected one such as '{agent}_{seed}.pt'")
+    if names - {"agent", "seed"}:
+        raise AblationError(f"--checkpoint-seed: the checkpoint template {template!r} has "
+                            f"fields other than {{agent}} and {{seed}}")
+    return template.format(agent="{agent}", seed=seed)
+
+
 def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
                    post_steps: int | None = None,
                    pre_changes: dict[str, Any] | None = None,
                    forbidden: Sequence[str] = (), pre_stop: bool = False,
                    pre_shaping: bool = True,
-                   pre_stop_reward: tuple[float, int] | None = None) -> list[RunSpec]:
+                   pre_stop_reward: tuple[float, int] | None = None,
+                   checkpoint_seed: int | None = None) -> list[RunSpec]:
     """The experiment's runs of (agent, novelty) on `seeds`, under a protocol of the same
     values named "custom" (with `post_steps` if given, and `pre_full_budget` off if
     `pre_stop` or `pre_stop_reward`, the (reward, epochs) of
     `ProtocolConfig.pre_stop_reward`). Each starts from its pre-trained checkpoint, which
     must exist; with `pre_changes`, `forbidden`, a stop or without `pre_shaping`, from its
     own checkpoint of that pre-training (`pre_checkpoint_template`), made by the first run
-    that needs it."""
+    that needs it. With `checkpoint_seed`, every run starts from that seed's checkpoint
+    (`shared_checkpoint_template`), which must exist: a run of another seed pre-training it
+    would make a checkpoint of the wrong seed."""
     from nesyworld.experiments.protocol.pretraining import pretrained_checkpoint
 
     experiment = load_experiment(config)
@@ -133,6 +155,9 @@ def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
         protocol = dataclasses.replace(protocol, pretrained=pre_checkpoint_template(
             protocol.pretrained, pre_changes or {}, forbidden, stop, pre_shaping,
             pre_stop_reward))
+    if checkpoint_seed is not None and protocol.pretrained:
+        protocol = dataclasses.replace(protocol, pretrained=shared_checkpoint_template(
+            protocol.pretrained, checkpoint_seed))
     specs = [RunSpec(agent, experiment.domain, novelty, seed, protocol, experiment.knowledge,
                      experiment.refusals) for seed in seeds]
     if not protocol.pretrained:
@@ -144,7 +169,7 @@ def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
         if path is None:
             raise AblationError(f"{agent} is not an RL agent with a pre-trained checkpoint "
                                 f"under {config}'s protocol.pretrained")
-        if not own and not path.exists():
+        if (not own or checkpoint_seed is not None) and not path.exists():
             raise AblationError(f"{path}: no pre-trained checkpoint of {agent} seed "
                                 f"{spec.seed}; expected one made by the experiment's runs")
     return specs
@@ -199,13 +224,15 @@ def run_ablation(specs: Sequence[RunSpec], overrides: RLOverrides, out: Path,
                  echo: bool = True, changes: dict[str, Any] | None = None,
                  pre_changes: dict[str, Any] | None = None,
                  transfer_changes: dict[str, Any] | None = None,
-                 pre_stop: bool = False) -> list[dict[str, Any]]:
+                 pre_stop: bool = False,
+                 checkpoint_seed: int | None = None) -> list[dict[str, Any]]:
     """Each run with `overrides` of its RL agent's settings, its record appended to `out`
     as it ends and labelled with what changed: `changes`, `pre_changes` and
     `transfer_changes`, the fields set after the novelty, in pre-training and in the
     transfer (`changed_ppo`, `changed_transfer`); the forbidden actions and the shaping
     from `overrides`; `pre_stop` and the spec's `pre_stop_reward` for a pre-training that
-    stopped early (`ablation_specs`)."""
+    stopped early (`ablation_specs`); `checkpoint_seed` when every run started from that
+    seed's pre-training."""
     from nesyworld.experiments.protocol.run import run_protocol
 
     records = []
@@ -225,6 +252,8 @@ def run_ablation(specs: Sequence[RunSpec], overrides: RLOverrides, out: Path,
             label["pre_shaping"] = False
         if transfer_changes:
             label["transfer"] = transfer_changes
+        if checkpoint_seed is not None:
+            label["checkpoint_seed"] = checkpoint_seed
         record["ablation"] = label
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("a", encoding="utf-8") as f:
@@ -273,6 +302,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-pre-shaping", action="store_false", dest="pre_shaping",
                         help="pre-training on the task's reward alone, without plan shaping: "
                         "the runs pre-train their own checkpoints")
+    parser.add_argument("--checkpoint-seed", type=int, default=None, metavar="SEED",
+                        help="every run fine-tunes from this seed's pre-trained checkpoint, "
+                        "which must exist (default: each run seed's own)")
     parser.add_argument("--post-steps", type=int, default=None,
                         help="adaptation budget (default: the config's)")
     parser.add_argument("--out", type=Path, required=True, help="JSON-lines file to append to")
@@ -294,7 +326,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                args.post_steps, pre_changes, args.forbid, args.pre_stop,
                                args.pre_shaping,
                                None if args.pre_stop_reward is None else
-                               (args.pre_stop_reward, args.pre_stop_epochs))
+                               (args.pre_stop_reward, args.pre_stop_epochs),
+                               args.checkpoint_seed)
         check_forbidden(specs[0], args.forbid)
         check_transfer(specs[0], transfer)
     except (AblationError, ValueError, OSError) as err:
@@ -305,7 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                             transfer=transfer if transfer_changes else None)
     records = run_ablation(specs, overrides, args.out, changes=changes,
                            pre_changes=pre_changes, transfer_changes=transfer_changes,
-                           pre_stop=args.pre_stop)
+                           pre_stop=args.pre_stop, checkpoint_seed=args.checkpoint_seed)
     return 0 if all(r["status"] == "ok" for r in records) else 1
 
 

@@ -1,10 +1,15 @@
 """RL pre-training once per (agent, seed), shared by every novelty of a sweep.
 
-The paper pre-trains each RL agent for 4M env steps per seed (section 7) and measures every
-novelty from that one policy. The first run of an (agent, seed) to start pre-trains and saves
-the checkpoint, and every later run of that pair loads it and only evaluates it before the
-novelty (a sweep takes those runs first: scheduling.py). `protocol.pretrained` names the file,
-e.g. `results/pretrained/{agent}_{seed}.pt`.
+The paper pre-trains its RL agents for 4M env steps (sections 6 and 7) and measures every
+novelty from the pre-trained policy. It does not say whether its ten seeds share one
+pre-training; NovelGym's code fine-tunes from whichever file its `--checkpoint` names, and its
+seed only names a run's log folder. Here each (agent, seed) pre-trains its own, so ten seeds
+are ten samples of the whole baseline, pre-training included: on Fire a run's outcome turns
+mostly on its pre-training (docs/EXPERIMENTS.md, "One pre-training or ten"). The first run
+of a pair to start pre-trains and saves the checkpoint, and every later run of that pair loads
+it and only evaluates it before the novelty (a sweep takes those runs first: scheduling.py).
+`protocol.pretrained` names the file, e.g. `results/pretrained/{agent}_{seed}.pt`; a template
+without `{seed}` makes every seed share one file, pre-trained by the first run with its seed.
 
 An exclusive lock on `<file>.lock` is held while a run decides and, if needed, pre-trains. A
 second worker that reaches the same pair waits for the checkpoint instead of training it

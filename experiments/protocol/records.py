@@ -99,7 +99,8 @@ class ProtocolConfig:
     """RL agents: where the pre-trained checkpoint of each (agent, seed) lives, with `{agent}`
     and `{seed}` filled in (experiments/protocol/pretraining.py). The first run of a pair
     pre-trains and saves it; every later run loads it and only evaluates it before the
-    novelty, so one pre-training per seed serves every novelty, as in the paper."""
+    novelty, so one pre-training per seed serves every novelty, as in the paper. Without
+    `{seed}` every seed shares one file."""
 
     def __post_init__(self) -> None:
         if self.pre_stop_reward is not None and self.pre_full_budget:

@@ -19,6 +19,7 @@ from nesyworld.experiments.probe.ablation import (
     main,
     pre_checkpoint_template,
     run_ablation,
+    shared_checkpoint_template,
 )
 from nesyworld.experiments.protocol.agents import (
     RLOverrides,
@@ -121,6 +122,45 @@ def test_a_run_from_its_checkpoint_is_recorded_labelled(tmp_path: Path) -> None:
     assert record["spec"]["protocol"]["name"] == "custom"
     assert [json.loads(line)["key"] for line in out.read_text().splitlines()] == [record["key"]]
     assert any(p["phase"] == "post" for p in record["curve"])
+
+
+def test_every_seed_may_fine_tune_from_one_seeds_checkpoint(tmp_path: Path) -> None:
+    from nesyworld.experiments.protocol.pretraining import pretrained_checkpoint
+    from nesyworld.experiments.protocol.run import run_protocol
+
+    assert shared_checkpoint_template("p/{agent}_{seed}.pt", 3) == "p/{agent}_3.pt"
+    assert shared_checkpoint_template("p/{agent}_{seed:02d}.pt", 3) == "p/{agent}_03.pt"
+    with pytest.raises(AblationError, match=r"has no \{seed\} field"):
+        shared_checkpoint_template("p/{agent}.pt", 3)
+    with pytest.raises(AblationError, match="fields other than"):
+        shared_checkpoint_template("p/{agent}_{seed}_{run}.pt", 3)
+    config = str(config_file(tmp_path, str(tmp_path / "pre" / "{agent}_{seed}.pt")))
+    # seed 0's checkpoint is not there yet, and a run of seed 5 must not make it
+    for pre_stop in (False, True):
+        with pytest.raises(AblationError, match="no pre-trained checkpoint"):
+            ablation_specs(config, "transfer_rl_unmasked", "axe", [5], checkpoint_seed=0,
+                           pre_stop=pre_stop)
+    [first] = load_experiment(config).runs()[:1]
+    assert run_protocol(first)["status"] == "ok"
+    specs = ablation_specs(config, "transfer_rl_unmasked", "axe", [5, 6], post_steps=100,
+                           checkpoint_seed=0)
+    assert [pretrained_checkpoint(s) for s in specs] == \
+        [tmp_path / "pre" / "transfer_rl_unmasked_0.pt"] * 2
+    before = (tmp_path / "pre" / "transfer_rl_unmasked_0.pt").read_bytes()
+    records = run_ablation(specs, RLOverrides(post_ppo=post_novelty_ppo(
+        "transfer_rl_unmasked")), tmp_path / "o.jsonl", echo=False, checkpoint_seed=0)
+    assert [r["status"] for r in records] == ["ok", "ok"], records[0].get("error")
+    assert [r["spec"]["seed"] for r in records] == [5, 6]
+    assert all(r["ablation"]["checkpoint_seed"] == 0 for r in records)
+    # the runs loaded seed 0's pre-training and made no checkpoint of their own seeds
+    assert (tmp_path / "pre" / "transfer_rl_unmasked_0.pt").read_bytes() == before
+    assert not list((tmp_path / "pre").glob("transfer_rl_unmasked_[56]*"))
+    # and each fine-tuned after the novelty under its own run seed
+    assert all(any(p["phase"] == "post" for p in r["curve"]) for r in records)
+    assert main(["--config", config, "--agent", "transfer_rl_unmasked", "--novelty", "axe",
+                 "--seeds", "5", "--checkpoint-seed", "4", "--out",
+                 str(tmp_path / "none.jsonl")]) == 2
+    assert not (tmp_path / "none.jsonl").exists()
 
 
 def test_a_changed_pre_training_changes_only_the_pre_training_ppo() -> None:
