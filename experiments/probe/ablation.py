@@ -170,8 +170,9 @@ def ablation_specs(config: str, agent: str, novelty: str, seeds: Sequence[int],
             raise AblationError(f"{agent} is not an RL agent with a pre-trained checkpoint "
                                 f"under {config}'s protocol.pretrained")
         if (not own or checkpoint_seed is not None) and not path.exists():
-            raise AblationError(f"{path}: no pre-trained checkpoint of {agent} seed "
-                                f"{spec.seed}; expected one made by the experiment's runs")
+            seed = spec.seed if checkpoint_seed is None else checkpoint_seed
+            raise AblationError(f"{path}: no pre-trained checkpoint of {agent} seed {seed}; "
+                                "expected one made by the experiment's runs")
     return specs
 
 

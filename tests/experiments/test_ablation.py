@@ -137,7 +137,8 @@ def test_every_seed_may_fine_tune_from_one_seeds_checkpoint(tmp_path: Path) -> N
     config = str(config_file(tmp_path, str(tmp_path / "pre" / "{agent}_{seed}.pt")))
     # seed 0's checkpoint is not there yet, and a run of seed 5 must not make it
     for pre_stop in (False, True):
-        with pytest.raises(AblationError, match="no pre-trained checkpoint"):
+        with pytest.raises(AblationError, match="no pre-trained checkpoint of "
+                           "transfer_rl_unmasked seed 0;"):
             ablation_specs(config, "transfer_rl_unmasked", "axe", [5], checkpoint_seed=0,
                            pre_stop=pre_stop)
     [first] = load_experiment(config).runs()[:1]
