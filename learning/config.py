@@ -106,6 +106,13 @@ class PPOConfig:
     dual_clip: float | None = None
     """Dual-clip constant (> 1) or None."""
 
+    critic_warmup_steps: int = 0
+    """The first this many env steps a PPO trains on update its critic only; the policy
+    stays as it came. A diagnostic of transfer, not the paper's (which has none): a critic
+    carried over a novelty holds the old world's values, and its first advantages can steer
+    the policy back to the old plan before it has learned the new one (docs/EXPERIMENTS.md,
+    *What fine-tuning unlearns*)."""
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "hidden_sizes", tuple(int(h) for h in self.hidden_sizes))
         if not self.hidden_sizes:
@@ -120,6 +127,11 @@ class PPOConfig:
             raise ValueError("PPOConfig.reward_scale must be positive")
         if self.lr <= 0 or self.batch_size <= 0 or self.epochs_per_update <= 0:
             raise ValueError("PPOConfig: lr, batch_size and epochs_per_update must be positive")
+        if self.critic_warmup_steps < 0:
+            raise ValueError("PPOConfig.critic_warmup_steps must be 0 or more")
+        if self.critic_warmup_steps and self.recompute_advantage:
+            raise ValueError("PPOConfig.critic_warmup_steps needs recompute_advantage=False "
+                             "(the warm-up runs on the plain passes, ppo_passes.py)")
 
     @property
     def critic_sizes(self) -> tuple[int, ...]:

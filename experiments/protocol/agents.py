@@ -185,7 +185,18 @@ class RLProtocolAgent:
         self.agent.config = dataclasses.replace(
             cfg, train=dataclasses.replace(cfg.train, env_seed=env_seed))
         stats = self.agent.learn(steps=steps)
+        self._count_down_warmup(int(stats["env_steps"]))
         return Spent(int(stats["env_steps"]) + int(stats.get("evaluation_env_steps", 0)), 0)
+
+    def _count_down_warmup(self, trained: int) -> None:
+        """`PPOConfig.critic_warmup_steps` counts within one training run, and the protocol
+        trains an epoch per run: what this one trained comes off the next one's warm-up, so
+        the warm-up spans the phase's first env steps, not every epoch's."""
+        cfg = self.agent.config
+        left = cfg.ppo.critic_warmup_steps
+        if left:
+            self.agent.config = dataclasses.replace(cfg, ppo=dataclasses.replace(
+                cfg.ppo, critic_warmup_steps=max(0, left - trained)))
 
     def evaluate(self, seeds: Sequence[int]) -> list[EpisodeResult]:
         """All at once on the batched core when the agent can (`RLAgent.evaluate`): the

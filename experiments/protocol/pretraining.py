@@ -5,7 +5,7 @@ novelty from the pre-trained policy. It does not say whether its ten seeds share
 pre-training; NovelGym's code fine-tunes from whichever file its `--checkpoint` names, and its
 seed only names a run's log folder. Here each (agent, seed) pre-trains its own, so ten seeds
 are ten samples of the whole baseline, pre-training included: on Fire the runs fine-tuned from
-one checkpoint ended alike (docs/EXPERIMENTS.md, "One pre-training or ten"). The first run
+one checkpoint mostly ended alike (docs/EXPERIMENTS.md, "One pre-training or ten"). The first run
 of a pair to start pre-trains and saves the checkpoint, and every later run of that pair loads
 it and only evaluates it before the novelty (a sweep takes those runs first: scheduling.py).
 `protocol.pretrained` names the file, e.g. `results/pretrained/{agent}_{seed}.pt`; a template

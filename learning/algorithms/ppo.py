@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any, cast
 
 import gymnasium as gym
@@ -180,9 +181,13 @@ class ScaledRewardPPO(PPO):
     extrinsic one (their ratio stays the paper's).
     """
 
-    def __init__(self, *args: Any, reward_scale: float = 1.0, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, reward_scale: float = 1.0, critic_warmup_steps: int = 0,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.reward_scale = reward_scale
+        # `PPOConfig.critic_warmup_steps`: the env steps trained on so far count it down
+        self.critic_warmup_steps = critic_warmup_steps
+        self.steps_trained = 0
         # the torch optimizer of `optim` where its factory kept it (`fused_adam`), and the
         # pool `update_thread` sets: what a split gradient step needs
         factory = kwargs.get("optim")
@@ -273,7 +278,11 @@ class ScaledRewardPPO(PPO):
         split = None
         if self.update_pool is not None and self.torch_optimizer is not None:
             split = SplitStep(self.update_pool, self.torch_optimizer, self.max_grad_norm)
-        return run_passes(actor, critic, self.optim.step, chunk, self.loss_settings,
+        settings = self.loss_settings
+        if self.steps_trained < self.critic_warmup_steps:
+            settings = replace(settings, train_actor=False)
+        self.steps_trained += len(chunk.obs)
+        return run_passes(actor, critic, self.optim.step, chunk, settings,
                           batch_size, repeat, split)
 
     @property
@@ -327,6 +336,7 @@ def build_ppo(
     )
     return ScaledRewardPPO(
         reward_scale=config.reward_scale,
+        critic_warmup_steps=config.critic_warmup_steps,
         policy=policy,
         critic=critic,
         optim=fused_adam(config.lr),

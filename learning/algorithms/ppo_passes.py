@@ -41,6 +41,9 @@ class LossSettings:
     vf_coef: float
     ent_coef: float
     eps: float = 1e-8
+    train_actor: bool = True
+    """False: the actor's terms are computed for the statistics but send no gradient, so
+    a step moves the critic only (`PPOConfig.critic_warmup_steps`)."""
 
 
 @dataclass(frozen=True)
@@ -125,11 +128,17 @@ def _loss(actor: MaskedActor, critic: ValueCritic, chunk: ChunkTensors, rows: to
                                            torch.Tensor]:
     """(loss, clip loss, value loss, entropy) of one minibatch, as tianshou's PPO."""
     x = chunk.obs[rows]
-    clip_loss, log_probs = _clip_loss(actor, chunk, rows, x, settings)
+    with _actor_grad(settings):
+        clip_loss, log_probs = _clip_loss(actor, chunk, rows, x, settings)
+        entropy = categorical.entropy(log_probs).mean()
     vf_loss = _value_loss(critic, chunk, rows, x, settings)
-    entropy = categorical.entropy(log_probs).mean()
     loss = clip_loss + settings.vf_coef * vf_loss - settings.ent_coef * entropy
     return loss, clip_loss, vf_loss, entropy
+
+
+def _actor_grad(settings: LossSettings) -> torch.set_grad_enabled:
+    """Where the actor's terms are computed: with gradients unless the settings freeze it."""
+    return torch.set_grad_enabled(settings.train_actor and torch.is_grad_enabled())
 
 
 @dataclass(frozen=True)
@@ -168,9 +177,11 @@ def _split_step(actor: MaskedActor, critic: ValueCritic, chunk: ChunkTensors,
     split.optimizer.zero_grad()
     critic_half = split.pool.submit(_critic_backward, critic, chunk, rows, x, settings)
     try:
-        clip_loss, log_probs = _clip_loss(actor, chunk, rows, x, settings)
-        entropy = categorical.entropy(log_probs).mean()
-        (clip_loss - settings.ent_coef * entropy).backward()
+        with _actor_grad(settings):
+            clip_loss, log_probs = _clip_loss(actor, chunk, rows, x, settings)
+            entropy = categorical.entropy(log_probs).mean()
+        if settings.train_actor:
+            (clip_loss - settings.ent_coef * entropy).backward()
     finally:
         vf_loss = critic_half.result()
     if split.max_grad_norm is not None:

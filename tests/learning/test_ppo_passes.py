@@ -141,3 +141,34 @@ def test_the_update_thread_warns_where_it_cannot_split_the_steps() -> None:
     algo.torch_optimizer = None  # as for a PPO whose optimiser fused_adam did not make
     with pytest.warns(RuntimeWarning, match="not made by fused_adam"), update_thread(algo):
         assert algo.update_pool is not None
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["one-thread", "update-thread"])
+def test_the_critic_warmup_moves_only_the_critic_for_its_env_steps(threaded: bool) -> None:
+    config = PPOConfig(batch_size=16, critic_warmup_steps=ROWS + 1)  # two chunks of ROWS
+    algo = build_ppo(OBS, gym.spaces.Discrete(ACTIONS), config)
+
+    def weights(net: torch.nn.Module) -> list[torch.Tensor]:
+        return [p.detach().clone() for p in net.parameters()]
+
+    actor, critic = weights(algo.policy.actor), weights(algo.critic)
+    with update_thread(algo) if threaded else contextlib.nullcontext():
+        for seed in (0, 1):
+            stats = algo._update_with_batch(_chunk(seed), config.batch_size, 2)
+            assert stats.gradient_steps > 0 and np.isfinite(stats.actor_loss.mean)
+            assert all(torch.equal(p, q) for p, q in zip(
+                actor, weights(algo.policy.actor), strict=True))
+            moved = weights(algo.critic)
+            assert any(not torch.equal(p, q) for p, q in zip(critic, moved, strict=True))
+            critic = moved
+        algo._update_with_batch(_chunk(2), config.batch_size, 2)  # the warm-up is spent
+    assert any(not torch.equal(p, q) for p, q in zip(
+        actor, weights(algo.policy.actor), strict=True))
+    assert algo.steps_trained == 3 * ROWS
+
+
+def test_the_critic_warmup_is_checked() -> None:
+    with pytest.raises(ValueError, match="critic_warmup_steps must be 0 or more"):
+        PPOConfig(critic_warmup_steps=-1)
+    with pytest.raises(ValueError, match="needs recompute_advantage=False"):
+        PPOConfig(critic_warmup_steps=10, recompute_advantage=True)
