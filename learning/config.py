@@ -107,11 +107,12 @@ class PPOConfig:
     """Dual-clip constant (> 1) or None."""
 
     critic_warmup_steps: int = 0
-    """The first this many env steps a PPO trains on update its critic only; the policy
-    stays as it came. A diagnostic of transfer, not the paper's (which has none): a critic
-    carried over a novelty holds the old world's values, and its first advantages can steer
-    the policy back to the old plan before it has learned the new one (docs/EXPERIMENTS.md,
-    *What fine-tuning unlearns*)."""
+    """The first this many env steps of a training run update its critic only; the policy
+    stays as it came (the protocol counts them over a phase's runs, one an epoch:
+    experiments/protocol/agents.py). A diagnostic of transfer, not the paper's (which has
+    none): a critic carried over a novelty holds the old world's values, and its first
+    advantages can steer the policy back to the old plan before it has learned the new one
+    (docs/EXPERIMENTS.md, *What fine-tuning unlearns*)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hidden_sizes", tuple(int(h) for h in self.hidden_sizes))

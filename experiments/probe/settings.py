@@ -26,7 +26,12 @@ PPO_FIELDS = tuple(f.name for f in dataclasses.fields(PPOConfig))
 FROM_CHECKPOINT = ("hidden_sizes", "critic_hidden_sizes", "action_prior")
 """Fields the fine-tuned network takes from its checkpoint: not for `--set` to change."""
 SETTABLE = tuple(f for f in PPO_FIELDS if f not in FROM_CHECKPOINT)
-PRE_SETTABLE = (*SETTABLE, "hidden_sizes", "critic_hidden_sizes")
+AFTER_NOVELTY_ONLY = ("critic_warmup_steps",)
+"""Fields for `--set` only: a warm-up is counted down over the phase it runs in
+(experiments/protocol/agents.py), so a checkpoint would hold what was left of it, and a
+pre-training's would no longer match the settings that made it."""
+PRE_SETTABLE = (*(f for f in SETTABLE if f not in AFTER_NOVELTY_ONLY),
+                "hidden_sizes", "critic_hidden_sizes")
 """`--pre-set` may also size the networks: the runs after the novelty load the ablation's
 own checkpoint and take its sizes (TransferRLAgent grows the weights it holds)."""
 TRANSFER_FIELDS = tuple(f.name for f in dataclasses.fields(TransferConfig))
@@ -64,6 +69,8 @@ def changed_ppo(base: PPOConfig, settings: Sequence[str], flag: str = "--set"
     settable = SETTABLE if flag == "--set" else PRE_SETTABLE
     why = {name: (" (the network comes from the checkpoint)" if flag == "--set" else
                   " (the prior comes from the checkpoint)") for name in FROM_CHECKPOINT}
+    if flag != "--set":
+        why.update({name: " (after the novelty only: --set)" for name in AFTER_NOVELTY_ONLY})
     return _changed(base, settings, flag, settable, why)
 
 

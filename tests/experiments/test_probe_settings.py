@@ -62,3 +62,10 @@ def test_the_pre_training_may_size_the_networks() -> None:
         changed_ppo(PAPER_PRE_NOVELTY_PPO, ["action_prior=[1.0]"], "--pre-set")
     with pytest.raises(AblationError, match="the network comes from the checkpoint"):
         changed_ppo(PAPER_POST_NOVELTY_PPO, ["critic_hidden_sizes=[8]"])
+
+
+def test_the_critic_warmup_is_set_after_the_novelty_only() -> None:
+    ppo, changes = changed_ppo(PAPER_POST_NOVELTY_PPO, ["critic_warmup_steps=48000"])
+    assert ppo.critic_warmup_steps == 48_000 and changes == {"critic_warmup_steps": 48_000}
+    with pytest.raises(AblationError, match=r"^--pre-set .*\(after the novelty only: --set\)"):
+        changed_ppo(PAPER_PRE_NOVELTY_PPO, ["critic_warmup_steps=48000"], "--pre-set")
