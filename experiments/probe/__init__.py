@@ -1,4 +1,7 @@
-"""Probes of a trained policy's behaviour after a novelty (transfer_probe.py)."""
+"""Probes of a trained policy after a novelty: what it does (transfer_probe.py), what its
+carried critic steers towards (critic_probe.py), how many obstacles stand before a target,
+map by map (obstacles.py), which setting decides whether it adapts (ablation.py), and how
+often it adapts over many results files (pooled.py)."""
 
 from nesyworld.experiments.probe.transfer_probe import ProbeResult, probe_transfer
 
