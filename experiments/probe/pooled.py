@@ -23,6 +23,9 @@ Three rules keep the pooled count honest:
   paper's count (10 adapted of 10) at the interval's upper end says whether the pooled runs
   could be the paper's.
 
+`--by-start S` splits every row by the success at the injection, below S or not: whether
+the runs that began with something to keep kept it, apart from those that had to find it.
+
 Runs of different settings are not exchangeable and runs fine-tuned from one checkpoint are
 not independent, so the pooled rate is a summary of what was measured, not an estimate of one
 setting's rate; the per-file rows keep each setting apart.
@@ -45,9 +48,10 @@ from typing import Any
 
 from nesyworld.experiments.protocol.metrics import MetricsError, metrics_of
 from nesyworld.experiments.protocol.paper_table2 import load_paper_table2
+from nesyworld.experiments.protocol.record_check import check_record
 from nesyworld.experiments.protocol.records import UNMASKED
 from nesyworld.experiments.protocol.results_file import RecordLines
-from nesyworld.world.errors import SpecError
+from nesyworld.world.errors import Location, SpecError
 
 __all__ = ["FileRow", "Pooled", "main", "markdown", "pool", "setting_of", "wilson_interval"]
 
@@ -62,6 +66,8 @@ class FileRow:
     file: str
     setting: str
     """The runs' `ablation` record, as `field=value` pairs; "" for an experiment's runs."""
+    start: str = ""
+    """With `by_start`, which side of it the runs' success at the injection fell on."""
     runs: int = 0
     adapted: int = 0
     t_adapt: list[int] = field(default_factory=list)
@@ -98,6 +104,14 @@ class Pooled:
     def interval(self) -> tuple[float, float]:
         return wilson_interval(self.adapted, self.runs)
 
+    def by_start(self) -> dict[str, tuple[int, int]]:
+        """(runs, adapted) for each side of the split at the injection's success."""
+        out: dict[str, tuple[int, int]] = {}
+        for r in self.rows:
+            runs, adapted = out.get(r.start, (0, 0))
+            out[r.start] = (runs + r.runs, adapted + r.adapted)
+        return out
+
     def chance_of_all(self, n: int = 10) -> float:
         """The chance that n runs all adapt at the interval's upper rate: how likely the
         paper's n of n would be if its runs were like the pooled ones."""
@@ -113,6 +127,7 @@ class Pooled:
                 "t_adapt_mean": statistics.fmean(times) if times else None,
                 "t_adapt_sd": statistics.stdev(times) if len(times) > 1 else None,
                 "paper_t_adapt": list(self.paper_t_adapt) if self.paper_t_adapt else None,
+                "by_start": {k: list(v) for k, v in self.by_start().items()},
                 "files": [asdict(r) for r in self.rows]}
 
 
@@ -133,10 +148,10 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
 def _post_curve(record: Mapping[str, Any], within: int) -> tuple[tuple[Any, Any, Any], ...]:
     """The post-novelty points up to `within` env steps: a replay with another budget matches
     its original there, and differs only in its last evaluation."""
-    start = int((record.get("novelty") or {}).get("env_steps", 0))
-    return tuple((p.get("env_steps"), p.get("success_rate"), p.get("mean_reward"))
-                 for p in record.get("curve") or []
-                 if p.get("phase") == "post" and int(p.get("env_steps", 0)) - start <= within)
+    start = record["novelty"]["env_steps"]
+    return tuple((p["env_steps"], p["success_rate"], p.get("mean_reward"))
+                 for p in record["curve"]
+                 if p["phase"] == "post" and p["env_steps"] - start <= within)
 
 
 def setting_of(record: Mapping[str, Any]) -> str:
@@ -154,12 +169,21 @@ def setting_of(record: Mapping[str, Any]) -> str:
     return ", ".join(pairs)
 
 
-def _finished_runs(path: str | Path) -> list[dict[str, Any]]:
-    """Per (key, setting), the last finished record of the file, in the order of the file."""
-    latest: dict[tuple[str, str], dict[str, Any]] = {}
-    for _, record in RecordLines(path, missing_ok=False):
-        if record.get("status") == "ok":
-            latest[(record["key"], setting_of(record))] = record
+def _finished_runs(path: str | Path) -> list[tuple[dict[str, Any], int]]:
+    """Per (key, setting), the last finished record of the file and its budget after the
+    novelty, in the order of the file; a record a report could not read is refused at its
+    line (record_check.py), as is one without a budget."""
+    latest: dict[tuple[str, str], tuple[dict[str, Any], int]] = {}
+    for line, record in RecordLines(path, missing_ok=False):
+        check_record(record, str(path), line)
+        if record.get("status", "ok") != "ok":
+            continue
+        budget = record["spec"].get("protocol", {}).get("post_steps")
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+            raise SpecError("no budget after the novelty", location=Location(str(path), line, 1),
+                            key_path="spec.protocol.post_steps",
+                            expected="a whole number of env steps", found=budget)
+        latest[(record["key"], setting_of(record))] = (record, budget)
     return list(latest.values())
 
 
@@ -171,25 +195,35 @@ def _paper_t_adapt(agent: str, novelty: str) -> tuple[float, float] | None:
     return None
 
 
-def pool(paths: Iterable[str | Path], agent: str, novelty: str, within: int) -> Pooled:
+def pool(paths: Iterable[str | Path], agent: str, novelty: str, within: int,
+         by_start: float | None = None) -> Pooled:
     """Every `ok` run of `agent` on `novelty` in `paths`, counted as the module docstring
-    says. A file that is not a results file is refused (SpecError at its file:line)."""
+    says; `by_start` splits each row at that success at the injection. A file that is not a
+    results file, or a record a report could not read, is refused (SpecError at its
+    file:line)."""
     if within <= 0:
         raise ValueError(f"within must be a positive number of env steps, got {within}")
+    if by_start is not None and not 0 < by_start <= 1:
+        raise ValueError(f"by_start must be a success rate in (0, 1], got {by_start}")
     seen: set[tuple[str, Any, tuple[tuple[Any, Any, Any], ...]]] = set()
-    rows: dict[tuple[str, str], FileRow] = {}
+    rows: dict[tuple[str, str, str], FileRow] = {}
     for path in paths:
-        for record in _finished_runs(path):
-            spec = record.get("spec") or {}
-            if spec.get("agent") != agent or spec.get("novelty") != novelty:
+        for record, budget in _finished_runs(path):
+            spec = record["spec"]
+            if spec["agent"] != agent or spec["novelty"] != novelty:
                 continue
-            setting = setting_of(record)
-            row = rows.setdefault((str(path), setting), FileRow(Path(path).name, setting))
-            if int((spec.get("protocol") or {}).get("post_steps", 0)) < within:
+            setting, start = setting_of(record), ""
+            if by_start is not None:
+                first = _post_curve(record, 0)
+                begun = first[0][1] if first else 0.0
+                start = f">= {by_start:g}" if begun >= by_start else f"< {by_start:g}"
+            row = rows.setdefault((str(path), setting, start),
+                                  FileRow(Path(path).name, setting, start))
+            if budget < within:
                 row.short += 1
                 continue
             curve = _post_curve(record, within)
-            identity = (agent, spec.get("seed"), curve)
+            identity = (agent, spec["seed"], curve)
             if any(point[1] for point in curve):
                 if identity in seen:
                     row.replays += 1
@@ -221,19 +255,22 @@ def markdown(pooled: Pooled) -> str:
     lines = [f"{pooled.agent} on {pooled.novelty}, adapted within {pooled.within:,} env steps "
              "after the novelty",
              "",
-             "| file | setting | runs | adapted | T_adapt of those (env steps) "
-             "| left out: shorter budget | replays |",
-             "|---|---|---|---|---|---|---|"]
+             "| file | setting | success at the injection | runs | adapted "
+             "| T_adapt of those (env steps) | left out: shorter budget | replays |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in pooled.rows:
-        lines.append(f"| {r.file} | {r.setting or '–'} | {r.runs} | {r.adapted} "
-                     f"| {_mean_sd(r.t_adapt)} | {r.short} | {r.replays} |")
+        lines.append(f"| {r.file} | {r.setting or '–'} | {r.start or 'any'} | {r.runs} "
+                     f"| {r.adapted} | {_mean_sd(r.t_adapt)} | {r.short} | {r.replays} |")
     low, high = pooled.interval()
     rate = pooled.adapted / pooled.runs if pooled.runs else float("nan")
-    lines.append(f"| **pooled** | | **{pooled.runs}** | **{pooled.adapted}** "
+    lines.append(f"| **pooled** | | | **{pooled.runs}** | **{pooled.adapted}** "
                  f"| **{_mean_sd(pooled.t_adapt)}** | {sum(r.short for r in pooled.rows)} "
                  f"| {sum(r.replays for r in pooled.rows)} |")
     lines += ["", f"Rate {rate:.2f}, Wilson 95% interval {low:.2f}-{high:.2f}; ten runs all "
               f"adapting at {high:.2f} has chance {pooled.chance_of_all():.2g}."]
+    for start, (runs, adapted) in sorted(pooled.by_start().items()):
+        if start:
+            lines.append(f"Success at the injection {start}: {adapted} adapted of {runs}.")
     if pooled.paper_t_adapt is not None:
         mean, sd = pooled.paper_t_adapt
         lines.append(f"The paper's T_adapt: {mean:,.0f} ± {sd:,.0f} over 10 seeds, all adapted.")
@@ -249,10 +286,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--novelty", required=True, help="novelty name, e.g. fire_floating")
     parser.add_argument("--within", type=int, default=300_000,
                         help="the budget after the novelty, env steps (default 300000)")
+    parser.add_argument("--by-start", type=float, default=None, metavar="S",
+                        help="split the rows at this success at the injection (e.g. 0.05)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     try:
-        pooled = pool(args.files, args.agent, args.novelty, args.within)
+        pooled = pool(args.files, args.agent, args.novelty, args.within, args.by_start)
     except (SpecError, ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

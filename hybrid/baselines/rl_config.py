@@ -53,7 +53,10 @@ bounds actor and critic together, so a step whose value error is large shrinks t
 step too. Removed after the novelty from the same checkpoints, it moved single Axe runs both
 ways (Transfer RL's seed 3 adapted in 78,000 env steps where it had not in 1M; Transfer
 RL+ICM's seed 2 no longer adapted) and no Fire run (docs/EXPERIMENTS.md, "What the gradient
-clip changed"): not a cause of the gaps to the paper, but NovelGym's setting.
+clip changed"). On Fire it matters for Transfer RL: pre-trained and fine-tuned with it, every
+run whose policy succeeded at the injection kept those successes and adapted, where without
+it most lost them (docs/EXPERIMENTS.md, "The gradient clip keeps what the policy finds"). It
+stays off because it is not NovelGym's setting, which table 2 compares with.
 
 Our `reward_scale` (0.01) stays, though it is not NovelGym's (no scaling): advantages are
 normalised and Adam's step does not depend on a gradient's scale, but the critic's outputs

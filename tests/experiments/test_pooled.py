@@ -90,7 +90,7 @@ def test_the_interval_and_the_chance_of_ten_of_ten() -> None:
 def test_the_table_names_the_paper_and_the_pooled_row(tmp_path: Path) -> None:
     f = write(tmp_path / "a.jsonl", [run(0, 300), run(1, None)])
     text = markdown(pool([f], AGENT, NOVELTY, within=1000))
-    assert "| a.jsonl | – | 2 | 1 | 300 | 0 | 0 |" in text
+    assert "| a.jsonl | – | any | 2 | 1 | 300 | 0 | 0 |" in text
     assert "**pooled**" in text and "127,200 ± 37,932" in text
 
 
@@ -110,6 +110,15 @@ def test_bad_input_gets_one_line_and_no_runs_is_an_error(tmp_path: Path,
         pool([bad], AGENT, NOVELTY, within=100)
     assert main([str(bad), "--agent", AGENT, "--novelty", NOVELTY]) == 2
     assert main([str(tmp_path / "missing.jsonl"), "--agent", AGENT, "--novelty", NOVELTY]) == 2
+    broken = run(1, None)
+    broken["curve"][1]["success_rate"] = "high"
+    damaged = write(tmp_path / "damaged.jsonl", [run(0, None), broken])
+    with pytest.raises(SpecError, match=r"damaged\.jsonl:2.*curve\[1\]\.success_rate"):
+        pool([damaged], AGENT, NOVELTY, within=100)
+    unbudgeted = run(0, None)
+    del unbudgeted["spec"]["protocol"]["post_steps"]
+    with pytest.raises(SpecError, match=r"no budget.*spec\.protocol\.post_steps"):
+        pool([write(tmp_path / "nobudget.jsonl", [unbudgeted])], AGENT, NOVELTY, within=100)
     empty = write(tmp_path / "empty.jsonl", [run(0, 100, agent="other")])
     assert main([str(empty), "--agent", AGENT, "--novelty", NOVELTY]) == 1
     err = capsys.readouterr().err
@@ -126,3 +135,15 @@ def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     out = json.loads(capsys.readouterr().out)
     assert (out["runs"], out["adapted"], out["t_adapt_mean"]) == (2, 1, 300)
     assert out["paper_t_adapt"] == [127200, 37932]
+
+
+def test_by_start_splits_the_rows_at_the_success_at_the_injection(tmp_path: Path) -> None:
+    f = write(tmp_path / "a.jsonl", [run(0, 300, found=0.1), run(1, None, found=0.1),
+                                     run(2, 500), run(3, None)])
+    pooled = pool([f], AGENT, NOVELTY, within=1000, by_start=0.05)
+    assert pooled.by_start() == {">= 0.05": (2, 1), "< 0.05": (2, 1)}
+    assert [(r.start, r.runs) for r in pooled.rows] == [(">= 0.05", 2), ("< 0.05", 2)]
+    assert "Success at the injection >= 0.05: 1 adapted of 2." in markdown(pooled)
+    assert pool([f], AGENT, NOVELTY, within=1000).by_start() == {"": (4, 2)}
+    with pytest.raises(ValueError, match="by_start"):
+        pool([f], AGENT, NOVELTY, within=1000, by_start=0)
