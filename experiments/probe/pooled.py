@@ -6,7 +6,7 @@ cannot say whether the paper's count of adapted seeds is within reach. Pooling t
 many files, each an ablation of one setting, asks the question the settings share: how often
 does this agent adapt within a common budget, and how fast when it does?
 
-Three rules keep the pooled count honest:
+Four rules keep the pooled count honest:
 
 - a budget: a run counts as adapted only if it did within `within` env steps after the
   novelty, and a run whose budget after the novelty was shorter is left out (counted apart),
