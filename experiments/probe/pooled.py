@@ -46,7 +46,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nesyworld.experiments.protocol.metrics import MetricsError, metrics_of
+from nesyworld.experiments.protocol.metrics import MetricsError, RunMetrics, metrics_of
 from nesyworld.experiments.protocol.paper_table2 import load_paper_table2
 from nesyworld.experiments.protocol.record_check import check_record
 from nesyworld.experiments.protocol.records import UNMASKED
@@ -212,14 +212,17 @@ def pool(paths: Iterable[str | Path], agent: str, novelty: str, within: int,
             spec = record["spec"]
             if spec["agent"] != agent or spec["novelty"] != novelty:
                 continue
+            try:
+                metrics: RunMetrics | None = metrics_of(record)
+            except MetricsError:
+                metrics = None  # no post-novelty curve: nothing to count
             setting, start = setting_of(record), ""
-            if by_start is not None:
-                first = _post_curve(record, 0)
-                begun = first[0][1] if first else 0.0
+            if by_start is not None and metrics is not None:
+                begun = metrics.s_immediate_post
                 start = f">= {by_start:g}" if begun >= by_start else f"< {by_start:g}"
             row = rows.setdefault((str(path), setting, start),
                                   FileRow(Path(path).name, setting, start))
-            if budget < within:
+            if metrics is None or budget < within:
                 row.short += 1
                 continue
             curve = _post_curve(record, within)
@@ -229,11 +232,6 @@ def pool(paths: Iterable[str | Path], agent: str, novelty: str, within: int,
                     row.replays += 1
                     continue
                 seen.add(identity)
-            try:
-                metrics = metrics_of(record)
-            except MetricsError:
-                row.short += 1  # no post-novelty curve: nothing to count
-                continue
             row.runs += 1
             t = metrics.t_adapt_env_steps
             if metrics.adapted and t is not None and t <= within:
